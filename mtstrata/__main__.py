@@ -1,0 +1,5 @@
+import sys
+
+from mtstrata.cli import main
+
+sys.exit(main())

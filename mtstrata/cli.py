@@ -1,0 +1,58 @@
+"""Command line: argument parsing and calls into the library, nothing else.
+
+Subcommands live one per module in :mod:`mtstrata.commands`; each module defines
+``register(subparsers)`` and sets ``func`` on its parser, so adding a command is one file.
+A :class:`~mtstrata.errors.MtstrataError` is printed as one paragraph without a traceback and
+exits with code 2 (``--debug`` re-raises it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from mtstrata._version import __version__
+from mtstrata.errors import MtstrataError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mtstrata",
+        description="Evaluate machine translation with lexical, syntactic and semantic metrics.",
+    )
+    parser.add_argument("--version", action="version", version=f"mtstrata {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    import mtstrata.commands as commands
+
+    for mod in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"mtstrata.commands.{mod.name}").register(sub)
+    return parser
+
+
+def warn(message: str) -> None:
+    print(f"mtstrata: warning: {message}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except MtstrataError as e:
+        if args.debug:
+            raise
+        print(f"mtstrata: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("mtstrata: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

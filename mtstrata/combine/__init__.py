@@ -1,0 +1,1 @@
+"""Combination and meta-evaluation: ULC, metric-set search, correlations, significance."""

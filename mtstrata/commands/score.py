@@ -1,0 +1,146 @@
+"""``mtstrata score``: score hypothesis files against references."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from mtstrata import corpus, metrics, scoring
+from mtstrata.cli import warn
+from mtstrata.errors import InputError
+from mtstrata.layers import AnnotationOptions
+from mtstrata.metrics.base import Score
+
+DEFAULT_METRICS = ["bleu"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "score",
+        help="score hypothesis files against references",
+        description="Score each hypothesis file (a system, named by the file's stem) against "
+        "the references. Files are UTF-8, one segment per line; '-' reads standard input.",
+    )
+    p.add_argument("-r", "--ref", action="append", required=True, metavar="REF",
+                   help="a reference file (repeat for several references)")
+    p.add_argument("-i", "--input", nargs="+", required=True, metavar="HYP",
+                   help="hypothesis files, one per system")
+    p.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="METRIC",
+                   help="metric specs, e.g. bleu 'bleu:smooth=exp' chrf ter "
+                   "(default: bleu; see `mtstrata list metrics`)")
+    p.add_argument("--format", "-f", choices=["text", "json", "tsv"], default="text")
+    p.add_argument("--sentence-level", action="store_true",
+                   help="also output the score of every segment")
+    p.add_argument("--details", action="store_true",
+                   help="also output per-type values for error analysis (e.g. SP-Op(NN))")
+    add_annotation_options(p)
+    p.set_defaults(func=run)
+
+
+def add_annotation_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("annotation (for metrics over linguistic layers)")
+    g.add_argument("--annotator", default="spacy", help="annotation backend (spacy | stanza)")
+    g.add_argument("--cache", metavar="PATH", help="annotation cache file (default: user cache)")
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    g.add_argument("--jobs", type=int, default=1, help="annotation worker processes")
+    g.add_argument("--allow-unlocked", action="store_true",
+                   help="accept models whose versions differ from models.lock")
+    g.add_argument("--stanza-dir", metavar="DIR", help="directory of local stanza models")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+
+
+def annotation_options(args: argparse.Namespace) -> AnnotationOptions:
+    return AnnotationOptions(
+        annotator=args.annotator,
+        cache=args.cache,
+        use_cache=not args.no_cache,
+        jobs=args.jobs,
+        allow_unlocked=args.allow_unlocked,
+        quiet=args.quiet,
+        stanza_dir=args.stanza_dir,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    built = [metrics.create(spec) for spec in (args.metrics or DEFAULT_METRICS)]
+    refs = corpus.read_all(args.ref)
+    hyps = corpus.read_all(args.input)
+    corpus.check_aligned(refs, hyps)
+    names = [h.stem for h in hyps]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise InputError(
+            f"several hypothesis files have the same name {sorted(dup)}; systems are named by "
+            "the file's stem, so rename the files (e.g. sysA.txt, sysB.txt)."
+        )
+    msg = corpus.empty_line_warning([*refs, *hyps])
+    if msg:
+        warn(msg)
+    result = scoring.compute(
+        {h.stem: h.lines for h in hyps},
+        [r.lines for r in refs],
+        built,
+        annotation_options(args),
+    )
+    scores = result.scores(sentence_level=args.sentence_level, details=args.details)
+    out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](scores)
+    sys.stdout.write(out)
+    return 0
+
+
+def format_json(scores: list[Score]) -> str:
+    return json.dumps({"scores": [s.to_dict() for s in scores]}, ensure_ascii=False,
+                      indent=1) + "\n"
+
+
+def format_tsv(scores: list[Score]) -> str:
+    lines = ["system\tmetric\tscore\tsignature"]
+    for s in scores:
+        lines.append(f"{s.system}\t{s.metric}\t{s.value:.6f}\t{s.signature}")
+        for k, v in s.details.items():
+            lines.append(f"{s.system}\t{k}\t{v:.6f}\t{s.signature}")
+    if any(s.segments is not None for s in scores):
+        lines.append("")
+        lines.append("system\tmetric\tsegment\tscore")
+        for s in scores:
+            for j, v in enumerate(s.segments or []):
+                lines.append(f"{s.system}\t{s.metric}\t{j + 1}\t{v:.6f}")
+    return "\n".join(lines) + "\n"
+
+
+def format_text(scores: list[Score]) -> str:
+    """A table: one row per system, one column per metric; signatures below."""
+    systems = list(dict.fromkeys(s.system for s in scores))
+    cols = list(dict.fromkeys(s.metric for s in scores))
+    by = {(s.system, s.metric): s for s in scores}
+    detail_cols = list(dict.fromkeys(k for s in scores for k in s.details))
+    header = ["system", *cols, *detail_cols]
+    rows = []
+    for sysname in systems:
+        row = [sysname]
+        for c in cols:
+            row.append(_fmt(by[(sysname, c)].value))
+        for d in detail_cols:
+            vals = [s.details[d] for s in scores if s.system == sysname and d in s.details]
+            row.append(_fmt(vals[0]) if vals else "-")
+        rows.append(row)
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+    lines: list[str] = []
+    for r in [header, *rows]:
+        lines.append("  ".join(cell.ljust(w) if k == 0 else cell.rjust(w)
+                               for k, (cell, w) in enumerate(zip(r, widths, strict=True))))
+    lines.append("")
+    sigs = list(dict.fromkeys((s.metric, s.signature) for s in scores))
+    for metric, sig in sigs:
+        lines.append(f"{metric}: {sig}")
+    if any(s.segments is not None for s in scores):
+        lines.append("")
+        for s in scores:
+            for j, v in enumerate(s.segments or []):
+                lines.append(f"{s.system}\t{s.metric}\t{j + 1}\t{_fmt(v)}")
+    return "\n".join(lines) + "\n"
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.4f}"

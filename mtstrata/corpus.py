@@ -1,0 +1,116 @@
+"""Reading and validating inputs: plain text, one segment per line.
+
+Files are UTF-8 (a byte-order mark is accepted and dropped; CRLF line ends are normalised to
+LF). ``-`` reads standard input. Only ``\\n`` separates segments, so a U+2028 inside a line
+never splits it. Empty lines are legal segments: they are scored, never dropped, and counted in
+a warning. Everything is checked before any work starts: missing files, undecodable bytes
+(file, line and byte offset), empty files, and files whose segment counts differ.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mtstrata.errors import InputError
+
+BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A file's segments, with the name used for it in messages and tables."""
+
+    path: str
+    lines: list[str]
+
+    @property
+    def stem(self) -> str:
+        """The system name of a hypothesis file: its file name without the last suffix."""
+        if self.path == "-":
+            return "stdin"
+        return Path(self.path).stem
+
+    @property
+    def n_empty(self) -> int:
+        return sum(1 for s in self.lines if not s.strip())
+
+
+def decode_lines(data: bytes, path: str) -> list[str]:
+    """Decode UTF-8 bytes into segments; raise an :class:`InputError` naming line and offset."""
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    if not data:
+        raise InputError(
+            "the file is empty; every input needs at least one segment (one per line).", path
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_no = data.count(b"\n", 0, e.start) + 1
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        raise InputError(
+            f"byte 0x{data[e.start]:02x} at byte offset {e.start - line_start} of the line "
+            f"(offset {e.start} in the file) is not valid UTF-8. mtstrata reads UTF-8 only: "
+            f"convert the file, e.g. `iconv -f LATIN1 -t UTF-8 {path} > fixed.txt`.",
+            path,
+            line_no,
+        ) from None
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline ends the last segment; it does not start a new one
+    return lines
+
+
+def read_text(path: str, stdin: bytes | None = None) -> TextFile:
+    """Read one input file (``-`` for standard input)."""
+    if path == "-":
+        data = stdin if stdin is not None else sys.stdin.buffer.read()
+        return TextFile("-", decode_lines(data, "<stdin>"))
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such file. Check the path (and quote names with spaces).", path)
+    if p.is_dir():
+        raise InputError("is a directory; give a text file with one segment per line.", path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot be read ({e.strerror}).", path) from None
+    return TextFile(path, decode_lines(data, path))
+
+
+def read_all(paths: Sequence[str]) -> list[TextFile]:
+    """Read several files; standard input may be named once."""
+    if sum(1 for p in paths if p == "-") > 1:
+        raise InputError("standard input ('-') can be given only once.")
+    return [read_text(p) for p in paths]
+
+
+def check_aligned(refs: Sequence[TextFile], hyps: Sequence[TextFile]) -> int:
+    """Check that every file has the same number of segments; return that number."""
+    files = [*refs, *hyps]
+    counts = {len(f.lines) for f in files}
+    if len(counts) > 1:
+        listing = "; ".join(
+            f"{'reference' if i < len(refs) else 'hypothesis'} {f.path}: {len(f.lines)} lines"
+            for i, f in enumerate(files)
+        )
+        raise InputError(
+            "the inputs do not have the same number of segments (" + listing + "). Each line "
+            "is one segment and line i of every file must be the same source sentence: check "
+            "for a missing or extra line, or a file from another test set."
+        )
+    return counts.pop()
+
+
+def empty_line_warning(files: Sequence[TextFile]) -> str | None:
+    """A warning counting empty segments (they are scored, not dropped), or None."""
+    parts = [f"{f.path}: {f.n_empty}" for f in files if f.n_empty]
+    if not parts:
+        return None
+    return (
+        "empty segments are scored as empty (not dropped): " + ", ".join(parts) + "."
+    )

@@ -1,0 +1,243 @@
+"""Name registries: strings at the edges, objects inside.
+
+A :class:`Registry` maps names to factories. Entries are added by decorator in the module that
+defines them (adding a metric is one file); ``create("bleu:smooth=exp,max_order=2")`` parses a
+spec, converts each parameter to the type of the factory's dataclass field and builds the
+object. Families whose names carry an argument (``SP-Op(NN)``, ``DP-HWCM_w-3``) register a
+regular expression instead of a fixed name.
+
+Spec syntax: ``NAME[:key=value[,key=value...]]``. Values are converted by the annotated type of
+the matching dataclass field (``bool`` accepts yes/no/true/false/1/0; ``X | None`` accepts
+``none``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+import re
+import types
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from mtstrata.errors import ConfigError, UnknownNameError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Entry(Generic[T]):
+    name: str  # canonical name, or a display pattern such as "SP-Op(t)"
+    factory: Callable[..., T]
+    description: str = ""
+    pattern: re.Pattern[str] | None = None  # for families: groups are passed to the factory
+    layers: tuple[str, ...] = ()  # what the entry needs, for listings
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``name:key=val,key=val`` into the name and raw string parameters."""
+    spec = spec.strip()
+    if not spec:
+        raise ConfigError("empty metric name; give a name such as 'bleu' or 'chrf:char_order=6'.")
+    name, sep, rest = spec.partition(":")
+    params: dict[str, str] = {}
+    if sep and rest.strip():
+        for part in rest.split(","):
+            key, eq, val = part.partition("=")
+            if not eq or not key.strip():
+                raise ConfigError(
+                    f"bad parameter {part!r} in {spec!r}: write parameters as key=value, "
+                    "separated by commas, e.g. 'bleu:smooth=exp,max_order=2'."
+                )
+            params[key.strip()] = val.strip()
+    return name.strip(), params
+
+
+_TRUE = {"yes", "true", "1", "on"}
+_FALSE = {"no", "false", "0", "off"}
+
+
+def convert(value: str, typ: Any, where: str) -> Any:
+    """Convert a string parameter to ``typ`` (a type annotation)."""
+    origin = typing.get_origin(typ)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(typ)
+        if value.lower() == "none" and type(None) in args:
+            return None
+        errors = []
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return convert(value, a, where)
+            except ConfigError as e:
+                errors.append(str(e))
+        raise ConfigError(errors[0] if errors else f"bad value {value!r} for {where}")
+    if origin is typing.Literal:
+        choices = typing.get_args(typ)
+        for c in choices:
+            if str(c) == value or str(c).lower() == value.lower():
+                return c
+        raise ConfigError(
+            f"bad value {value!r} for {where}; choose one of: {', '.join(map(str, choices))}."
+        )
+    try:
+        if typ is bool:
+            v = value.lower()
+            if v in _TRUE:
+                return True
+            if v in _FALSE:
+                return False
+            raise ValueError
+        if typ is int:
+            return int(value)
+        if typ is float:
+            return float(value)
+        if typ is str:
+            return value
+    except ValueError:
+        raise ConfigError(
+            f"bad value {value!r} for {where}: expected {getattr(typ, '__name__', typ)}."
+        ) from None
+    if origin is tuple:
+        (inner, *_rest) = typing.get_args(typ) or (str,)
+        return tuple(convert(v, inner, where) for v in value.split("+") if v)
+    raise ConfigError(f"cannot set {where} from the command line")
+
+
+def format_value(value: Any) -> str:
+    """The canonical string of a parameter value (inverse of :func:`convert`)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, tuple):
+        return "+".join(format_value(v) for v in value)
+    return str(value)
+
+
+def build(factory: Callable[..., T], params: dict[str, str], spec: str, **fixed: Any) -> T:
+    """Call ``factory`` (a dataclass or a function returning one) with converted parameters."""
+    target = factory
+    if dataclasses.is_dataclass(factory):
+        hints = typing.get_type_hints(factory)
+        fields = {f.name: hints[f.name] for f in dataclasses.fields(factory) if f.init}
+    else:
+        hints = typing.get_type_hints(factory)
+        hints.pop("return", None)
+        fields = hints
+    kwargs: dict[str, Any] = dict(fixed)
+    for key, raw in params.items():
+        if key not in fields or key in fixed:
+            allowed = [f for f in fields if f not in fixed]
+            raise ConfigError(
+                f"unknown parameter {key!r} in {spec!r}. "
+                + (f"Parameters: {', '.join(allowed)}." if allowed else "It takes none.")
+            )
+        kwargs[key] = convert(raw, fields[key], f"{key!r} in {spec!r}")
+    try:
+        return target(**kwargs)
+    except (ValueError, TypeError) as e:
+        raise ConfigError(f"bad parameters in {spec!r}: {e}") from None
+
+
+class Registry(Generic[T]):
+    """Named factories of one kind (metrics, annotators, objectives...)."""
+
+    def __init__(self, kind: str, list_command: str = "", plugin_package: str | None = None):
+        self.kind = kind
+        self.list_command = list_command
+        self.plugin_package = plugin_package
+        self._exact: dict[str, Entry[T]] = {}
+        self._families: list[Entry[T]] = []
+        self._loaded = plugin_package is None
+
+    # ----------------------------------------------------------------- registration
+    def register(self, name: str, description: str = "", layers: tuple[str, ...] = ()
+                 ) -> Callable[[Callable[..., T]], Callable[..., T]]:
+        """Decorator registering a factory (usually a frozen dataclass) under ``name``."""
+
+        def deco(factory: Callable[..., T]) -> Callable[..., T]:
+            self.add(name, factory, description, layers)
+            return factory
+
+        return deco
+
+    def add(self, name: str, factory: Callable[..., T], description: str = "",
+            layers: tuple[str, ...] = ()) -> None:
+        key = name.lower()
+        if key in self._exact and self._exact[key].factory is not factory:
+            raise ValueError(f"{self.kind} {name!r} is registered twice")
+        self._exact[key] = Entry(name, factory, description, None, layers)
+
+    def add_family(self, display: str, pattern: str, factory: Callable[..., T],
+                   description: str = "", layers: tuple[str, ...] = ()) -> None:
+        """Register names matching ``pattern`` (full match); its groups go to ``factory``."""
+        self._families.append(Entry(display, factory, description, re.compile(pattern), layers))
+
+    # ----------------------------------------------------------------- lookup
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        pkg = importlib.import_module(self.plugin_package)  # type: ignore[arg-type]
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            if not mod.name.startswith("_"):
+                importlib.import_module(f"{self.plugin_package}.{mod.name}")
+
+    def entries(self) -> list[Entry[T]]:
+        self._load()
+        return list(self._exact.values()) + list(self._families)
+
+    def names(self) -> list[str]:
+        return [e.name for e in self.entries()]
+
+    def __iter__(self) -> Iterator[Entry[T]]:
+        return iter(self.entries())
+
+    def __contains__(self, name: str) -> bool:
+        try:
+            self.lookup(name)
+        except UnknownNameError:
+            return False
+        return True
+
+    def lookup(self, name: str) -> tuple[Entry[T], tuple[str, ...]]:
+        """The entry for ``name`` and, for a family, the matched groups."""
+        self._load()
+        e = self._exact.get(name.lower())
+        if e is not None:
+            return e, ()
+        for fam in self._families:
+            assert fam.pattern is not None
+            m = fam.pattern.fullmatch(name)
+            if m:
+                return fam, m.groups()
+        raise UnknownNameError(self.kind, name, self.names(), self.list_command)
+
+    def create(self, spec: str) -> T:
+        """Build an object from ``name[:key=val,...]``."""
+        name, params = parse_spec(spec)
+        entry, groups = self.lookup(name)
+        if groups:
+            factory = entry.factory
+            return factory(*groups, **_typed(factory, params, spec))
+        return build(entry.factory, params, spec)
+
+
+def _typed(factory: Callable[..., Any], params: dict[str, str], spec: str) -> dict[str, Any]:
+    """Convert family parameters using the factory's keyword annotations."""
+    if not params:
+        return {}
+    hints = typing.get_type_hints(factory)
+    out = {}
+    for k, v in params.items():
+        if k not in hints or k == "return":
+            raise ConfigError(f"unknown parameter {k!r} in {spec!r}.")
+        out[k] = convert(v, hints[k], f"{k!r} in {spec!r}")
+    return out

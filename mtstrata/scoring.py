@@ -1,0 +1,94 @@
+"""One scoring run: texts in, per-segment statistics and scores out.
+
+The flow (see ARCHITECTURE.md): the layers needed are the union of the metrics' ``requires``;
+every distinct text (references and hypotheses, deduplicated) is annotated once; then each
+metric computes an ``(n_segments, k)`` statistics array per system, from which corpus scores,
+sentence scores, details and everything in :mod:`mtstrata.combine` derive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mtstrata import signature as _sig
+from mtstrata.errors import InputError
+from mtstrata.layers import AnnotationOptions, annotate_texts
+from mtstrata.metrics.base import Metric, Score
+from mtstrata.segment import Layer
+
+
+@dataclass
+class Run:
+    """Statistics of every (system, metric) pair of one run, plus what made them."""
+
+    systems: list[str]
+    metrics: list[Metric]
+    stats: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)
+    signatures: list[str] = field(default_factory=list)
+
+    def score(self, system: str, i: int, *, sentence_level: bool = False,
+              details: bool = False) -> Score:
+        m = self.metrics[i]
+        st = self.stats[(system, i)]
+        total = st.sum(axis=0)
+        return Score(
+            system=system,
+            metric=m.display_name(),
+            value=float(m.score(total)),
+            signature=self.signatures[i],
+            higher_is_better=m.higher_is_better,
+            details=m.details(total) if details else {},
+            segments=[float(x) for x in m.segment_scores(st)] if sentence_level else None,
+        )
+
+    def scores(self, *, sentence_level: bool = False, details: bool = False) -> list[Score]:
+        return [
+            self.score(s, i, sentence_level=sentence_level, details=details)
+            for s in self.systems
+            for i in range(len(self.metrics))
+        ]
+
+
+def compute(
+    systems: Mapping[str, Sequence[str]],
+    refs: Sequence[Sequence[str]],
+    metrics: Sequence[Metric],
+    annotation: AnnotationOptions | None = None,
+) -> Run:
+    """Compute statistics of every metric for every system.
+
+    Args:
+        systems: system name -> hypothesis segments.
+        refs: reference *streams* (sacreBLEU's convention): ``refs[j][i]`` is reference j of
+            segment i.
+        metrics: built metrics.
+        annotation: how to annotate when a metric needs linguistic layers.
+    """
+    if not refs:
+        raise InputError("at least one reference is needed (-r FILE).")
+    n = len(refs[0])
+    for name, hyps in systems.items():
+        if len(hyps) != n:
+            raise InputError(f"system {name!r} has {len(hyps)} segments, the references {n}.")
+    for stream in refs:
+        if len(stream) != n:
+            raise InputError("reference streams differ in length.")
+    needed: set[Layer] = set()
+    for m in metrics:
+        needed |= set(m.requires)
+    texts = list(dict.fromkeys([t for s in refs for t in s]
+                               + [t for h in systems.values() for t in h]))
+    segs, ann_sig = annotate_texts(texts, needed, annotation)
+    ref_segs = [[segs[stream[i]] for stream in refs] for i in range(n)]
+    run = Run(systems=list(systems), metrics=list(metrics))
+    for i, m in enumerate(metrics):
+        facts = {"nrefs": str(len(refs))}
+        if m.requires and ann_sig:
+            facts["ann"] = ann_sig
+        run.signatures.append(_sig.add_run_facts(m.signature(), **facts))
+        for name, hyps in systems.items():
+            run.stats[(name, i)] = m.stats_batch([segs[h] for h in hyps], ref_segs)
+    return run

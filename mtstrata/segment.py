@@ -1,0 +1,199 @@
+"""Backend-neutral annotated segments.
+
+A :class:`Segment` is one line of input (a hypothesis or a reference) with whatever linguistic
+layers an annotator filled in. Tokens follow CoNLL-U conventions: ``head`` is 1-based over the
+tokens of the *whole segment* with 0 for a root, so a segment holding several sentences is a
+forest with one root per sentence, and ``sent_starts`` records where each sentence begins.
+
+Segments are immutable and round-trip through JSON (the annotation cache stores them that way;
+no pickle). ``Segment.from_words`` builds annotated segments by hand for tests.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Layer(str, enum.Enum):
+    """The linguistic layers an annotator can fill and a metric can require."""
+
+    TOKENS = "tokens"
+    LEMMA = "lemma"
+    POS = "pos"  # universal (upos) and fine-grained (xpos) tags
+    DEP = "dep"  # head and relation per token
+    NER = "ner"  # typed entity spans
+    CHUNKS = "chunks"  # noun / base chunks
+    SRL = "srl"  # predicates with typed argument spans
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token. ``head`` is 1-based over the segment's tokens, 0 for a root, None if unparsed."""
+
+    form: str
+    lemma: str | None = None
+    upos: str | None = None
+    xpos: str | None = None
+    head: int | None = None
+    deprel: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Tokens ``start`` (inclusive) to ``end`` (exclusive), 0-based, with a label."""
+
+    start: int
+    end: int
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A predicate (0-based token index) and its labelled argument spans (PropBank roles)."""
+
+    predicate: int
+    args: tuple[Span, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """An annotated segment. ``layers`` says which layers are filled (empty: raw text only)."""
+
+    text: str
+    tokens: tuple[Token, ...] = ()
+    entities: tuple[Span, ...] = ()
+    chunks: tuple[Span, ...] = ()
+    frames: tuple[Frame, ...] = ()
+    sent_starts: tuple[int, ...] = (0,)
+    layers: frozenset[Layer] = field(default_factory=frozenset)
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_text(cls, text: str) -> Segment:
+        """A segment with no annotation: what lexical metrics work on."""
+        return cls(text=text)
+
+    @classmethod
+    def from_words(
+        cls,
+        words: Sequence[str] | str,
+        *,
+        lemmas: Sequence[str] | None = None,
+        upos: Sequence[str] | None = None,
+        xpos: Sequence[str] | None = None,
+        heads: Sequence[int] | None = None,
+        deprels: Sequence[str] | None = None,
+        entities: Iterable[tuple[int, int, str]] = (),
+        chunks: Iterable[tuple[int, int, str]] = (),
+        frames: Iterable[tuple[int, Iterable[tuple[int, int, str]]]] = (),
+        sent_starts: Sequence[int] = (0,),
+    ) -> Segment:
+        """Build an annotated segment by hand (tests, examples); no model is loaded.
+
+        ``words`` may be a whitespace-separated string. Heads are 1-based, 0 = root.
+        ``frames`` are ``(predicate_index, [(start, end, role), ...])``.
+        """
+        if isinstance(words, str):
+            words = words.split()
+        n = len(words)
+        for name, seq in (("lemmas", lemmas), ("upos", upos), ("xpos", xpos),
+                          ("heads", heads), ("deprels", deprels)):
+            if seq is not None and len(seq) != n:
+                raise ValueError(f"{name} has {len(seq)} items for {n} words")
+        toks = tuple(
+            Token(
+                form=w,
+                lemma=lemmas[i] if lemmas is not None else None,
+                upos=upos[i] if upos is not None else None,
+                xpos=xpos[i] if xpos is not None else None,
+                head=heads[i] if heads is not None else None,
+                deprel=deprels[i] if deprels is not None else None,
+            )
+            for i, w in enumerate(words)
+        )
+        layers = {Layer.TOKENS}
+        if lemmas is not None:
+            layers.add(Layer.LEMMA)
+        if upos is not None or xpos is not None:
+            layers.add(Layer.POS)
+        if heads is not None:
+            layers.add(Layer.DEP)
+        ents = tuple(Span(s, e, lab) for s, e, lab in entities)
+        chs = tuple(Span(s, e, lab) for s, e, lab in chunks)
+        frs = tuple(Frame(p, tuple(Span(s, e, lab) for s, e, lab in args)) for p, args in frames)
+        if ents:
+            layers.add(Layer.NER)
+        if chs:
+            layers.add(Layer.CHUNKS)
+        if frs:
+            layers.add(Layer.SRL)
+        return cls(
+            text=" ".join(words),
+            tokens=toks,
+            entities=ents,
+            chunks=chs,
+            frames=frs,
+            sent_starts=tuple(sent_starts),
+            layers=frozenset(layers),
+        )
+
+    def with_layers(self, *layers: Layer) -> Segment:
+        """The same segment declaring extra filled layers (e.g. an empty NER result)."""
+        return Segment(self.text, self.tokens, self.entities, self.chunks, self.frames,
+                       self.sent_starts, self.layers | frozenset(layers))
+
+    # ----------------------------------------------------------------- views
+    @property
+    def words(self) -> list[str]:
+        return [t.form for t in self.tokens]
+
+    def children(self) -> list[list[int]]:
+        """0-based child indices of every token (dependency layer)."""
+        kids: list[list[int]] = [[] for _ in self.tokens]
+        for i, t in enumerate(self.tokens):
+            if t.head:
+                kids[t.head - 1].append(i)
+        return kids
+
+    def roots(self) -> list[int]:
+        return [i for i, t in enumerate(self.tokens) if t.head == 0]
+
+    # ----------------------------------------------------------------- JSON
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "tokens": [[t.form, t.lemma, t.upos, t.xpos, t.head, t.deprel] for t in self.tokens],
+            "entities": [[s.start, s.end, s.label] for s in self.entities],
+            "chunks": [[s.start, s.end, s.label] for s in self.chunks],
+            "frames": [[f.predicate, [[a.start, a.end, a.label] for a in f.args]]
+                       for f in self.frames],
+            "sent_starts": list(self.sent_starts),
+            "layers": sorted(layer.value for layer in self.layers),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Segment:
+        return cls(
+            text=d["text"],
+            tokens=tuple(Token(*t) for t in d.get("tokens", ())),
+            entities=tuple(Span(*s) for s in d.get("entities", ())),
+            chunks=tuple(Span(*s) for s in d.get("chunks", ())),
+            frames=tuple(Frame(p, tuple(Span(*a) for a in args))
+                         for p, args in d.get("frames", ())),
+            sent_starts=tuple(d.get("sent_starts", (0,))),
+            layers=frozenset(Layer(x) for x in d.get("layers", ())),
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, s: str) -> Segment:
+        return cls.from_dict(json.loads(s))

@@ -1,0 +1,43 @@
+"""Canonical signatures in sacreBLEU's syntax: ``NAME|key:value|...|v:VERSION``.
+
+A metric's signature names it and every one of its parameters, so that
+``metrics.from_signature(m.signature())`` rebuilds an equal metric. A run adds facts that are not
+parameters (``nrefs``, the annotator and model versions ``ann``); they are skipped on parsing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from mtstrata._version import __version__
+
+#: keys describing the run rather than the metric: ignored when a signature is parsed back
+RUN_KEYS = frozenset({"v", "nrefs", "ann", "refs", "unlocked"})
+
+
+def build(name: str, items: Iterable[tuple[str, str]], **run: str) -> str:
+    parts = [name]
+    parts += [f"{k}:{v}" for k, v in items]
+    parts += [f"{k}:{v}" for k, v in run.items()]
+    parts.append(f"v:{__version__}")
+    return "|".join(parts)
+
+
+def parse(sig: str) -> tuple[str, dict[str, str], dict[str, str]]:
+    """Split a signature into (name, metric parameters, run facts)."""
+    name, *rest = sig.split("|")
+    params: dict[str, str] = {}
+    run: dict[str, str] = {}
+    for part in rest:
+        key, _, val = part.partition(":")
+        (run if key in RUN_KEYS else params)[key] = val
+    return name, params, run
+
+
+def add_run_facts(sig: str, **facts: str) -> str:
+    """Insert run facts (``nrefs:2``, ``ann:...``) before the trailing version."""
+    head, sep, ver = sig.rpartition("|v:")
+    if not sep:
+        head, ver = sig, __version__
+    extra = "".join(f"|{k}:{v}" for k, v in facts.items())
+    return f"{head}{extra}|v:{ver}"
