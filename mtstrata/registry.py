@@ -35,6 +35,7 @@ class Entry(Generic[T]):
     description: str = ""
     pattern: re.Pattern[str] | None = None  # for families: groups are passed to the factory
     layers: tuple[str, ...] = ()  # what the entry needs, for listings
+    examples: tuple[str, ...] = ()  # for families: concrete names (listings, contract test)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -176,9 +177,18 @@ class Registry(Generic[T]):
         self._exact[key] = Entry(name, factory, description, None, layers)
 
     def add_family(self, display: str, pattern: str, factory: Callable[..., T],
-                   description: str = "", layers: tuple[str, ...] = ()) -> None:
-        """Register names matching ``pattern`` (full match); its groups go to ``factory``."""
-        self._families.append(Entry(display, factory, description, re.compile(pattern), layers))
+                   description: str = "", layers: tuple[str, ...] = (),
+                   examples: tuple[str, ...] = ()) -> None:
+        """Register names matching ``pattern`` (full match); its groups go to ``factory``.
+
+        ``examples`` must list at least one concrete name of the family: the contract test
+        builds and checks every example.
+        """
+        if not examples:
+            raise ValueError(f"family {display!r} needs at least one example name")
+        self._families.append(
+            Entry(display, factory, description, re.compile(pattern), layers, examples)
+        )
 
     # ----------------------------------------------------------------- lookup
     def _load(self) -> None:
