@@ -1,0 +1,24 @@
+# The two commands of README.md:  `make demo` (install everything, score the bundled sample)
+# and `make test` (the test suite; .ci/run calls it).
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.mtstrata-installed
+DEMO_METRICS ?= bleu bleu-sbp nist chrf chrf++ ter wer per wrr
+
+.PHONY: setup demo test setup-stanza bench lint
+
+$(STAMP): requirements.txt models.lock pyproject.toml scripts/setup.sh scripts/install_debian_data.sh
+	bash scripts/setup.sh
+	touch $@
+
+setup: $(STAMP)
+
+demo: setup
+	$(BIN)/mtstrata score -r sample/ref.A.txt -r sample/ref.B.txt -i sample/sys/*.txt \
+		-m $(DEMO_METRICS)
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check mtstrata tests benchmarks scripts

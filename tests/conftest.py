@@ -1,0 +1,102 @@
+"""Shared fixtures: hand-annotated segments (no model is loaded)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mtstrata.segment import Segment
+
+
+def _seg(rows: str, entities=(), chunks=(), frames=()) -> Segment:
+    """Rows of 'form lemma upos xpos head deprel', one token per line."""
+    toks = [r.split() for r in rows.strip().splitlines()]
+    return Segment.from_words(
+        [t[0] for t in toks],
+        lemmas=[t[1] for t in toks],
+        upos=[t[2] for t in toks],
+        xpos=[t[3] for t in toks],
+        heads=[int(t[4]) for t in toks],
+        deprels=[t[5] for t in toks],
+        entities=entities,
+        chunks=chunks,
+        frames=frames,
+    )
+
+
+def hand_segments() -> list[Segment]:
+    """Four news-like sentences annotated by hand with every layer mtstrata knows."""
+    s1 = _seg(
+        """
+        The the DET DT 2 det
+        government government NOUN NN 4 nsubj
+        will will AUX MD 4 aux
+        raise raise VERB VB 0 root
+        the the DET DT 7 det
+        minimum minimum ADJ JJ 7 amod
+        wage wage NOUN NN 4 dobj
+        next next ADJ JJ 9 amod
+        year year NOUN NN 4 npadvmod
+        . . PUNCT . 4 punct
+        """,
+        entities=[(7, 9, "DATE")],
+        chunks=[(0, 2, "NP"), (4, 7, "NP"), (7, 9, "NP")],
+        frames=[(3, [(0, 2, "A0"), (2, 3, "AM-MOD"), (4, 7, "A1"), (7, 9, "AM-TMP")])],
+    )
+    s2 = _seg(
+        """
+        Several several ADJ JJ 2 amod
+        rockets rocket NOUN NNS 3 nsubj
+        fell fall VERB VBD 0 root
+        in in ADP IN 3 prep
+        southern southern ADJ JJ 6 amod
+        Israel Israel PROPN NNP 4 pobj
+        on on ADP IN 3 prep
+        Tuesday Tuesday PROPN NNP 7 pobj
+        . . PUNCT . 3 punct
+        """,
+        entities=[(5, 6, "GPE"), (7, 8, "DATE")],
+        chunks=[(0, 2, "NP"), (4, 6, "NP"), (7, 8, "NP")],
+        frames=[(2, [(0, 2, "A1"), (3, 6, "AM-LOC"), (6, 8, "AM-TMP")])],
+    )
+    s3 = _seg(
+        """
+        Maria Maria PROPN NNP 2 compound
+        Lopez Lopez PROPN NNP 3 nsubj
+        won win VERB VBD 0 root
+        the the DET DT 5 det
+        election election NOUN NN 3 dobj
+        with with ADP IN 3 prep
+        52 52 NUM CD 8 nummod
+        percent percent NOUN NN 6 pobj
+        of of ADP IN 8 prep
+        the the DET DT 11 det
+        vote vote NOUN NN 9 pobj
+        . . PUNCT . 3 punct
+        """,
+        entities=[(0, 2, "PERSON"), (6, 8, "PERCENT")],
+        chunks=[(0, 2, "NP"), (3, 5, "NP"), (6, 8, "NP"), (9, 11, "NP")],
+        frames=[(2, [(0, 2, "A0"), (3, 5, "A1"), (5, 11, "AM-MNR")])],
+    )
+    s4 = _seg(
+        """
+        The the DET DT 2 det
+        bridge bridge NOUN NN 5 nsubjpass
+        was be AUX VBD 5 auxpass
+        not not PART RB 5 neg
+        closed close VERB VBN 0 root
+        by by ADP IN 5 agent
+        the the DET DT 8 det
+        engineers engineer NOUN NNS 6 pobj
+        yesterday yesterday NOUN NN 5 npadvmod
+        . . PUNCT . 5 punct
+        """,
+        entities=[(8, 9, "DATE")],
+        chunks=[(0, 2, "NP"), (6, 8, "NP"), (8, 9, "NP")],
+        frames=[(4, [(0, 2, "A1"), (3, 4, "AM-NEG"), (5, 8, "A0"), (8, 9, "AM-TMP")])],
+    )
+    return [s1, s2, s3, s4]
+
+
+@pytest.fixture
+def segments() -> list[Segment]:
+    return hand_segments()
