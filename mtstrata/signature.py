@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from mtstrata._version import __version__
 
 #: keys describing the run rather than the metric: ignored when a signature is parsed back
-RUN_KEYS = frozenset({"v", "nrefs", "ann", "refs", "unlocked"})
+RUN_KEYS = frozenset({"v", "nrefs", "ann", "unlocked"})
 
 
 def build(name: str, items: Iterable[tuple[str, str]], **run: str) -> str:

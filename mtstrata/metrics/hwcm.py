@@ -1,0 +1,134 @@
+"""Head-word chain matching, ``DP-HWCM_{w,c,r}-n`` and ``DP-HWCMi_{w,c,r}-n``.
+
+Liu & Gildea (2005) compare the *head-word chains* of the hypothesis and reference parses: every
+downward path of 1..4 nodes of the dependency tree (a node, its child, its grandchild...). As in
+Asiya (Giménez & Màrquez 2010; METRICS.md §2.1) a chain's elements are word forms (``w``),
+grammatical categories (``c``, the universal POS tag) or dependency relations (``r``); chains of
+each length ``k`` form the element type ``k`` of the generic overlap
+(:mod:`mtstrata.metrics.overlap`)::
+
+    HWCM_x-n  = Σ_{k<=n} Σ_i min(cnt_hyp, cnt_ref) / Σ_{k<=n} Σ_i max(cnt_hyp, cnt_ref)
+    HWCMi_x-n = the same with k = n alone
+
+``avg=macro`` averages the per-length values instead (Liu & Gildea's original averages over
+lengths, with precision: ``avg=macro,meas=p``). Each downward path of k nodes ends at a unique
+node, so the chains of length k are the nodes with at least k-1 ancestors, read top-down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from mtstrata.errors import ConfigError
+from mtstrata.metrics import REGISTRY
+from mtstrata.metrics.elements import EXTRACTORS, Extractor, Item, extractor
+from mtstrata.metrics.overlap import ElementOverlap, Meas, measure
+from mtstrata.segment import Layer, Segment
+
+MAX_CHAIN = 4
+LENGTHS = tuple(str(k) for k in range(1, MAX_CHAIN + 1))
+
+
+def chains(seg: Segment, labels: list[str], max_len: int = MAX_CHAIN
+           ) -> Iterable[tuple[str, Item]]:
+    """``(length, chain)`` for every downward path of 1..``max_len`` nodes.
+
+    ``labels[i]`` is the element shown for token ``i``; a chain is the tuple of labels from its
+    top node down to the node where it ends.
+    """
+    toks = seg.tokens
+    for i in range(len(toks)):
+        chain = [labels[i]]
+        j = i
+        yield "1", (labels[i],)
+        while len(chain) < max_len:
+            h = toks[j].head
+            if not h:
+                break
+            j = h - 1
+            chain.append(labels[j])
+            yield str(len(chain)), tuple(reversed(chain))
+
+
+@extractor("hwcm-w", LENGTHS, [Layer.TOKENS, Layer.DEP], "head-word chains of word forms")
+def _hwcm_w(seg: Segment) -> Iterable[tuple[str, Item]]:
+    return chains(seg, [t.form.lower() for t in seg.tokens])
+
+
+@extractor("hwcm-c", LENGTHS, [Layer.TOKENS, Layer.POS, Layer.DEP],
+           "head-word chains of categories (UPOS)")
+def _hwcm_c(seg: Segment) -> Iterable[tuple[str, Item]]:
+    return chains(seg, [t.upos or "" for t in seg.tokens])
+
+
+@extractor("hwcm-r", LENGTHS, [Layer.TOKENS, Layer.DEP], "head-word chains of relations")
+def _hwcm_r(seg: Segment) -> Iterable[tuple[str, Item]]:
+    return chains(seg, [(t.deprel or "").lower() for t in seg.tokens])
+
+
+@dataclass(frozen=True)
+class HWCM(ElementOverlap):
+    """``DP-HWCM_x-n`` (lengths 1..n, cumulative) or ``DP-HWCMi_x-n`` (length n alone)."""
+
+    x: Literal["w", "c", "r"] = "w"
+    n: int = 4
+    alone: bool = False
+
+    prefix = "DP-HWCM"
+    signature_exclude = frozenset({"t", "x", "n", "alone"})  # all three are in the name
+
+    def __post_init__(self) -> None:
+        if self.x not in ("w", "c", "r"):
+            raise ConfigError(f"HWCM elements are w, c or r, not {self.x!r}.")
+        if not 1 <= self.n <= MAX_CHAIN:
+            raise ConfigError(f"HWCM chain length must be 1..{MAX_CHAIN}, not {self.n}.")
+
+    @property
+    def requires(self) -> frozenset[Layer]:  # type: ignore[override]
+        return self.extractor().layers
+
+    def extractor(self) -> Extractor:
+        return EXTRACTORS[f"hwcm-{self.x}"]
+
+    def type_indices(self) -> list[int]:
+        return [self.n - 1] if self.alone else list(range(self.n))
+
+    def display_name(self) -> str:
+        return f"DP-HWCM{'i' if self.alone else ''}_{self.x}-{self.n}"
+
+    def details(self, stats: np.ndarray) -> dict[str, float]:
+        """The base details plus the value of every chain length (cumulative forms)."""
+        out = super().details(stats)
+        c = stats[2:]
+        if not self.alone:
+            for k in range(self.n):
+                h, p, r = c[3 * k:3 * k + 3]
+                if p + r > 0:
+                    out[f"DP-HWCMi_{self.x}-{k + 1}"] = measure(h, p, r, self.meas)
+        return out
+
+
+def _cumulative(x: str, n: str, avg: Literal["micro", "macro"] = "micro", meas: Meas = "jac",
+                refs: Literal["max", "pooled"] = "max") -> HWCM:
+    return HWCM(avg=avg, meas=meas, refs=refs, x=x, n=int(n), alone=False)  # type: ignore[arg-type]
+
+
+def _alone(x: str, n: str, avg: Literal["micro", "macro"] = "micro", meas: Meas = "jac",
+           refs: Literal["max", "pooled"] = "max") -> HWCM:
+    return HWCM(avg=avg, meas=meas, refs=refs, x=x, n=int(n), alone=True)  # type: ignore[arg-type]
+
+
+REGISTRY.add_family(
+    "DP-HWCM_{w,c,r}-n", r"DP-HWCM_([wcr])-([1-4])", _cumulative,
+    "head-word chain overlap, chains of 1..n words / categories / relations (Liu & Gildea 2005)",
+    ("tokens", "dep", "pos"), ("DP-HWCM_w-4", "DP-HWCM_c-2", "DP-HWCM_r-3"),
+)
+REGISTRY.add_family(
+    "DP-HWCMi_{w,c,r}-n", r"DP-HWCMi_([wcr])-([1-4])", _alone,
+    "head-word chain overlap, chains of exactly n words / categories / relations",
+    ("tokens", "dep", "pos"), ("DP-HWCMi_w-2", "DP-HWCMi_c-3"),
+)

@@ -1,0 +1,389 @@
+"""Overlap and Matching over linguistic elements, and the SP-, DP-, NE-, SR- families.
+
+Giménez & Màrquez (2010), "Towards similarity measures based on multiple linguistic layers"
+(slides "Overlap among Linguistic Elements"; METRICS.md §2). For an element type ``t``::
+
+    O(t) = Σ_i min(cnt_hyp(i,t), cnt_ref(i,t)) / Σ_i max(cnt_hyp(i,t), cnt_ref(i,t))
+
+(multiset Jaccard; the slide prints ``count_hyp`` in the numerator, the reference implementation
+and we use ``min``). *Overlap* metrics take the words inside the elements as items, *Matching*
+metrics the whole elements. ``(*)`` is the micro-average over all types,
+``Σ_t hits_t / Σ_t total_t``; ``avg=macro`` averages the per-type values instead. The ``meas``
+parameter gives precision ``Σ min / Σ cnt_hyp``, recall ``Σ min / Σ cnt_ref`` or
+``F = 2PR/(P+R)`` (which is ``2 Σ min / (Σ cnt_hyp + Σ cnt_ref)``) in place of the Jaccard ratio.
+
+Empty sides: a type empty on both sides is undefined and left out; one side empty gives 0.
+A segment with nothing to compare at all has an undefined score: it is left out of the system
+mean and its sentence score is NaN.
+
+Several references (``refs``): ``max`` (Asiya) scores the segment against each reference and
+keeps the best; ``pooled`` compares with the multiset union (max counts) of the references.
+The system score is the mean of the segment scores (Asiya).
+
+Statistics: ``[Σ segment score, number of defined segments]`` followed by ``[hits, hyp, ref]``
+per type of the metric (for the reference that was kept), so the corpus score, resampling and
+the per-type breakdown of ``details()`` (corpus-level micro values, e.g. ``SP-Op(NN)``) need no
+recomputation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+
+from mtstrata.errors import ConfigError
+from mtstrata.metrics import REGISTRY
+from mtstrata.metrics.base import MetricBase
+from mtstrata.metrics.elements import COARSE_POS, EXTRACTORS, NE_OUTSIDE, Bags, Extractor, extract
+from mtstrata.segment import Layer, Segment
+
+Meas = Literal["jac", "p", "r", "f"]
+_NAN = float("nan")
+
+
+def measure(hits: float, hyp: float, ref: float, meas: str) -> float:
+    """One value of the measure from summed counts (NaN if both sides are empty)."""
+    if hyp + ref <= 0:
+        return _NAN
+    if meas == "jac":
+        return hits / (hyp + ref - hits)
+    if meas == "p":
+        return hits / hyp if hyp > 0 else 0.0
+    if meas == "r":
+        return hits / ref if ref > 0 else 0.0
+    return 2.0 * hits / (hyp + ref)
+
+
+def _counts(hb: Bags, rb: Bags, types: Sequence[int]) -> np.ndarray:
+    """``[hits, hyp, ref]`` for each of ``types``, flattened."""
+    out = np.zeros(3 * len(types))
+    hc, rc = hb.counts, rb.counts
+    for k, t in enumerate(types):
+        h = hc.get(t)
+        r = rc.get(t)
+        if h is not None and r is not None:
+            if len(h) > len(r):
+                h, r = r, h
+            hits = 0
+            for item, n in h.items():
+                m = r.get(item)
+                if m:
+                    hits += n if n < m else m
+            out[3 * k] = hits
+        out[3 * k + 1] = hb.totals.get(t, 0)
+        out[3 * k + 2] = rb.totals.get(t, 0)
+    return out
+
+
+def pool(bags: Sequence[Bags]) -> Bags:
+    """Multiset union (max counts per item and type) of several references' bags."""
+    if len(bags) == 1:
+        return bags[0]
+    merged: dict[int, dict] = {}
+    for b in bags:
+        for t, c in b.counts.items():
+            m = merged.setdefault(t, {})
+            for item, n in c.items():
+                if n > m.get(item, 0):
+                    m[item] = n
+    return Bags(merged)
+
+
+@dataclass(frozen=True)
+class ElementOverlap(MetricBase):
+    """Overlap / Matching of one element extractor (base of all the families).
+
+    Subclasses set ``prefix`` (the Asiya name before the type), ``extractor_name``,
+    ``requires`` and whether the name carries a type.
+    """
+
+    t: str = "*"
+    avg: Literal["micro", "macro"] = "micro"
+    meas: Meas = "jac"
+    refs: Literal["max", "pooled"] = "max"
+
+    prefix: ClassVar[str] = ""
+    extractor_name: ClassVar[str] = ""
+    typed: ClassVar[bool] = True  # False: a name without "(t)" (Ol, SR-Or, ...)
+    star_star: ClassVar[bool] = False  # NE-Oe(**): includes the words outside entities
+    signature_exclude = frozenset({"t"})  # the type is part of the name
+
+    def __post_init__(self) -> None:
+        if self.t in ("*", "**"):
+            if self.t == "**" and not self.star_star:
+                raise ConfigError(f"{self.prefix}(**) does not exist; use {self.prefix}(*).")
+            return
+        if not self.typed:
+            raise ConfigError(f"{self.prefix} takes no type; write it without parentheses.")
+        object.__setattr__(self, "t", self.extractor().resolve(self._alias(self.t)))
+
+    # ----------------------------------------------------------- configuration
+    def _alias(self, t: str) -> str:
+        return t
+
+    def extractor(self) -> Extractor:
+        return EXTRACTORS[self.extractor_name]
+
+    def type_indices(self) -> list[int]:
+        ex = self.extractor()
+        if self.t == "**":
+            return list(range(len(ex.types)))
+        if self.t == "*":
+            return [i for i, name in enumerate(ex.types) if name != NE_OUTSIDE]
+        return [ex.types.index(self.t)]
+
+    def display_name(self) -> str:
+        return f"{self.prefix}({self.t})" if self.typed else self.prefix
+
+    # ----------------------------------------------------------- statistics
+    def _segment_score(self, c: np.ndarray) -> float:
+        hits, hyp, ref = c[0::3], c[1::3], c[2::3]
+        if self.avg == "micro":
+            return measure(hits.sum(), hyp.sum(), ref.sum(), self.meas)
+        vals = [measure(h, p, r, self.meas) for h, p, r in zip(hits, hyp, ref) if p + r > 0]
+        return float(np.mean(vals)) if vals else _NAN
+
+    def _row(self, hb: Bags, rbs: Sequence[Bags], types: Sequence[int]) -> np.ndarray:
+        if self.refs == "pooled" or len(rbs) == 1:
+            best = _counts(hb, pool(rbs), types)
+            s = self._segment_score(best)
+        else:
+            best, s = None, _NAN
+            for rb in rbs:
+                c = _counts(hb, rb, types)
+                v = self._segment_score(c)
+                # strict ">" keeps the first reference on ties; any defined value beats NaN
+                if best is None or (v == v and (s != s or v > s)):
+                    best, s = c, v
+        defined = s == s
+        return np.concatenate(([s if defined else 0.0, 1.0 if defined else 0.0], best))
+
+    def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
+        ex = self.extractor()
+        if not refs:
+            raise ValueError("at least one reference is needed")
+        return self._row(extract(ex, hyp), [extract(ex, r) for r in refs], self.type_indices())
+
+    def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
+                    ) -> np.ndarray:
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
+        ex = self.extractor()
+        types = self.type_indices()
+        out = np.zeros((len(hyps), 2 + 3 * len(types)))
+        for i, (h, rs) in enumerate(zip(hyps, refs)):
+            out[i] = self._row(extract(ex, h), [extract(ex, r) for r in rs], types)
+        return out
+
+    def score(self, stats: np.ndarray) -> float:
+        return float(stats[0] / stats[1]) if stats[1] > 0 else _NAN
+
+    def segment_scores(self, stats: np.ndarray) -> np.ndarray:
+        st = np.atleast_2d(stats)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(st[:, 1] > 0, st[:, 0] / np.where(st[:, 1] > 0, st[:, 1], 1), _NAN)
+
+    def details(self, stats: np.ndarray) -> dict[str, float]:
+        """Corpus-level micro P, R, F and (for ``(*)``) the value of every type seen."""
+        c = np.asarray(stats[2:], dtype=float)
+        hits, hyp, ref = c[0::3].sum(), c[1::3].sum(), c[2::3].sum()
+        out = {f"{self.display_name()} {k.upper()}": measure(hits, hyp, ref, k)
+               for k in ("p", "r", "f")}
+        if self.typed and self.t in ("*", "**"):
+            names = self.extractor().types
+            for k, ti in enumerate(self.type_indices()):
+                h, p, r = c[3 * k:3 * k + 3]
+                if p + r > 0:
+                    out[f"{self.prefix}({names[ti]})"] = measure(h, p, r, self.meas)
+        return out
+
+
+# ------------------------------------------------------------------ families
+_TOK = Layer.TOKENS
+
+
+@dataclass(frozen=True)
+class Ol(ElementOverlap):
+    prefix = "Ol"
+    extractor_name = "word"
+    typed = False
+    requires = frozenset({_TOK})
+
+
+@dataclass(frozen=True)
+class OlLemma(ElementOverlap):
+    prefix = "Ol-lem"
+    extractor_name = "lemma"
+    typed = False
+    requires = frozenset({_TOK, Layer.LEMMA})
+
+
+@dataclass(frozen=True)
+class SPOp(ElementOverlap):
+    prefix = "SP-Op"
+    extractor_name = "pos"
+    requires = frozenset({_TOK, Layer.POS})
+
+    def extractor(self) -> Extractor:
+        # the coarse groups (J, N, ...) are not PTB tags, so one name serves both inventories
+        return EXTRACTORS["pos-coarse" if self.t.upper() in COARSE_POS else "pos"]
+
+
+@dataclass(frozen=True)
+class SPOc(ElementOverlap):
+    prefix = "SP-Oc"
+    extractor_name = "chunk"
+    requires = frozenset({_TOK, Layer.CHUNKS})
+
+
+@dataclass(frozen=True)
+class DPOc(ElementOverlap):
+    prefix = "DP-Oc"
+    extractor_name = "dep-cat"
+    requires = frozenset({_TOK, Layer.POS, Layer.DEP})
+
+
+@dataclass(frozen=True)
+class DPOr(ElementOverlap):
+    prefix = "DP-Or"
+    extractor_name = "dep-rel"
+    requires = frozenset({_TOK, Layer.DEP})
+
+
+@dataclass(frozen=True)
+class DPOl(ElementOverlap):
+    prefix = "DP-Ol"
+    extractor_name = "dep-depth"
+    requires = frozenset({_TOK, Layer.DEP})
+
+
+@dataclass(frozen=True)
+class DPLd(ElementOverlap):
+    meas: Meas = "f"
+    prefix = "DP-Ld"
+    extractor_name = "dep-triple"
+    typed = False
+    requires = frozenset({_TOK, Layer.DEP})
+
+
+@dataclass(frozen=True)
+class NEOe(ElementOverlap):
+    prefix = "NE-Oe"
+    extractor_name = "ne-word"
+    star_star = True
+    requires = frozenset({_TOK, Layer.NER})
+
+
+@dataclass(frozen=True)
+class NEMe(ElementOverlap):
+    prefix = "NE-Me"
+    extractor_name = "ne-entity"
+    requires = frozenset({_TOK, Layer.NER})
+
+
+class _Roles:
+    """Role names on the command line may drop Asiya's ``AM-`` (``SR-Or(TMP)``)."""
+
+    def _alias(self, t: str) -> str:
+        up = t.upper()
+        return "AM-" + up if re.fullmatch(r"[A-Z]{3}", up) and up != "OTH" else t
+
+
+@dataclass(frozen=True)
+class SROr(_Roles, ElementOverlap):
+    prefix = "SR-Or"
+    extractor_name = "sr-word"
+    requires = frozenset({_TOK, Layer.SRL})
+
+
+@dataclass(frozen=True)
+class SRMr(_Roles, ElementOverlap):
+    prefix = "SR-Mr"
+    extractor_name = "sr-arg"
+    requires = frozenset({_TOK, Layer.SRL})
+
+
+@dataclass(frozen=True)
+class SROrv(_Roles, ElementOverlap):
+    prefix = "SR-Orv"
+    extractor_name = "sr-word-v"
+    requires = frozenset({_TOK, Layer.LEMMA, Layer.SRL})
+
+
+@dataclass(frozen=True)
+class SRMrv(_Roles, ElementOverlap):
+    prefix = "SR-Mrv"
+    extractor_name = "sr-arg-v"
+    requires = frozenset({_TOK, Layer.LEMMA, Layer.SRL})
+
+
+@dataclass(frozen=True)
+class SRRoles(ElementOverlap):
+    prefix = "SR-Or"
+    extractor_name = "sr-role"
+    typed = False
+    requires = frozenset({_TOK, Layer.SRL})
+
+
+@dataclass(frozen=True)
+class SRRolesV(ElementOverlap):
+    prefix = "SR-Orv"
+    extractor_name = "sr-role-v"
+    typed = False
+    requires = frozenset({_TOK, Layer.LEMMA, Layer.SRL})
+
+
+@dataclass(frozen=True)
+class SRVerbs(ElementOverlap):
+    prefix = "SR-Ov"
+    extractor_name = "sr-verb"
+    typed = False
+    requires = frozenset({_TOK, Layer.LEMMA, Layer.SRL})
+
+
+def _layers(cls: type[ElementOverlap]) -> tuple[str, ...]:
+    return tuple(sorted(str(x) for x in cls.requires))
+
+
+_PLAIN: list[tuple[type[ElementOverlap], str]] = [
+    (Ol, "lexical overlap: multiset Jaccard of word forms (Giménez & Màrquez 2010)"),
+    (OlLemma, "lexical overlap of lemmas"),
+    (DPLd, "labelled dependency triples (rel, head, dep) P/R/F, F by default "
+           "(Owczarzak et al. 2007)"),
+    (SRRoles, "overlap of semantic role labels"),
+    (SRRolesV, "overlap of predicate##role labels"),
+    (SRVerbs, "overlap of predicate lemmas"),
+]
+_TYPED: list[tuple[type[ElementOverlap], str, str, tuple[str, ...]]] = [
+    (SPOp, r"SP-Op\((.+)\)", "overlap of words by POS tag t (PTB tag or group J N P R V W F), "
+     "(*) all", ("SP-Op(*)", "SP-Op(N)", "SP-Op(.)")),
+    (SPOc, r"SP-Oc\((.+)\)", "overlap of words by chunk type t, (*) all",
+     ("SP-Oc(*)", "SP-Oc(NP)")),
+    (DPOc, r"DP-Oc\((.+)\)", "overlap of words by grammatical category (UPOS) t, (*) all",
+     ("DP-Oc(*)", "DP-Oc(NOUN)")),
+    (DPOr, r"DP-Or\((.+)\)", "overlap of the words under each node with relation t, (*) all",
+     ("DP-Or(*)", "DP-Or(punct)")),
+    (DPOl, r"DP-Ol\((.+)\)", "overlap of words at tree depth t (0..8, 9+), (*) all",
+     ("DP-Ol(*)", "DP-Ol(1)")),
+    (NEOe, r"NE-Oe\((.+)\)", "overlap of words in entities of type t, (*) entity words, "
+     "(**) all words", ("NE-Oe(*)", "NE-Oe(**)")),
+    (NEMe, r"NE-Me\((.+)\)", "matching of whole entities of type t, (*) all",
+     ("NE-Me(*)",)),
+    (SROr, r"SR-Or\((.+)\)", "overlap of words in arguments of role t, (*) all",
+     ("SR-Or(*)", "SR-Or(A1)")),
+    (SRMr, r"SR-Mr\((.+)\)", "matching of whole arguments of role t, (*) all",
+     ("SR-Mr(*)",)),
+    (SROrv, r"SR-Orv\((.+)\)", "overlap of predicate##word in arguments of role t, (*) all",
+     ("SR-Orv(*)",)),
+    (SRMrv, r"SR-Mrv\((.+)\)", "matching of predicate##argument of role t, (*) all",
+     ("SR-Mrv(*)",)),
+]
+
+for _cls, _desc in _PLAIN:
+    REGISTRY.add(_cls.prefix, _cls, _desc, _layers(_cls))
+for _cls, _pat, _desc, _ex in _TYPED:
+    REGISTRY.add_family(f"{_cls.prefix}(t)", _pat, _cls, _desc, _layers(_cls), _ex)
