@@ -1,0 +1,64 @@
+"""Head-word chain matching on hand-made parses (hand-computed values)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mtstrata import metrics
+from mtstrata.metrics.hwcm import chains
+from mtstrata.segment import Segment
+
+# "the cat sat" / "the dog sat": the -> cat/dog (det), cat/dog -> sat (nsubj), sat root.
+HYP = Segment.from_words("the cat sat", upos=["DET", "NOUN", "VERB"], heads=[2, 3, 0],
+                         deprels=["det", "nsubj", "ROOT"])
+REF = Segment.from_words("the dog sat", upos=["DET", "NOUN", "VERB"], heads=[2, 3, 0],
+                         deprels=["det", "nsubj", "ROOT"])
+
+
+def score(spec: str, hyp: Segment = HYP, ref: Segment = REF) -> float:
+    m = metrics.create(spec)
+    return m.score(m.stats(hyp, [ref]))
+
+
+def test_chains_are_downward_paths():
+    got = sorted(chains(HYP, HYP.words))
+    assert got == sorted([
+        ("1", ("the",)), ("1", ("cat",)), ("1", ("sat",)),
+        ("2", ("cat", "the")), ("2", ("sat", "cat")),
+        ("3", ("sat", "cat", "the")),
+    ])
+
+
+# Hand computation over words: length 1 {the, cat, sat} vs {the, dog, sat}: 2 hits / 4;
+# length 2 {cat-the, sat-cat} vs {dog-the, sat-dog}: 0 / 4; length 3: 0 / 2.
+@pytest.mark.parametrize("spec, expected", [
+    ("DP-HWCMi_w-1", 2 / 4), ("DP-HWCMi_w-2", 0 / 4), ("DP-HWCMi_w-3", 0 / 2),
+    ("DP-HWCM_w-1", 2 / 4), ("DP-HWCM_w-2", 2 / 8), ("DP-HWCM_w-3", 2 / 10),
+    ("DP-HWCM_w-4", 2 / 10),  # no chain of 4 nodes on either side
+    ("DP-HWCM_w-3:avg=macro", (2 / 4 + 0 + 0) / 3),
+    ("DP-HWCM_w-2:meas=p", 2 / 5),
+    ("DP-HWCM_c-4", 1.0), ("DP-HWCM_r-4", 1.0),  # same categories and relations
+])
+def test_hand_computed(spec, expected):
+    assert score(spec) == pytest.approx(expected, abs=1e-12)
+
+
+def test_category_chains_differ_with_structure():
+    # a flat parse (both under sat): hyp length-2 chains {VERB-DET, VERB-NOUN}
+    # vs ref {NOUN-DET, VERB-NOUN}: 1 hit / 3
+    flat = Segment.from_words("the cat sat", upos=["DET", "NOUN", "VERB"], heads=[3, 3, 0],
+                              deprels=["det", "nsubj", "ROOT"])
+    assert score("DP-HWCMi_c-2", flat) == pytest.approx(1 / 3)
+
+
+def test_details_give_every_length():
+    m = metrics.create("DP-HWCM_w-3")
+    d = m.details(m.stats(HYP, [REF]))
+    assert d["DP-HWCMi_w-1"] == pytest.approx(0.5) and d["DP-HWCMi_w-2"] == 0.0
+
+
+def test_names_round_trip():
+    for spec in ("DP-HWCM_c-4", "DP-HWCMi_r-2:avg=macro"):
+        m = metrics.create(spec)
+        assert metrics.from_signature(m.signature()) == m
+        assert m.display_name() == spec.split(":")[0]
