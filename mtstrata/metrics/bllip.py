@@ -31,10 +31,11 @@ import numpy as np
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.elements import EXTRACTORS, Bags, Item, extract, extractor
-from mtstrata.metrics.overlap import _counts, pool
+from mtstrata.metrics.overlap import counts, pool
 from mtstrata.segment import Layer, Segment
 
 _NAN = float("nan")
+_ONE = {0: 0}  # the single type "pair" at position 0
 
 
 @extractor("dep-pair", ("pair",), [Layer.TOKENS, Layer.DEP],
@@ -70,17 +71,17 @@ class Bllip(MetricBase):
     def _row(self, hb: Bags, rbs: Sequence[Bags]) -> np.ndarray:
         if self.refs == "pooled":
             rbs = [pool(rbs)]
-        per = [_counts(hb, rb, [0]) for rb in rbs]
+        per = [counts(hb, rb, _ONE, 1) for rb in rbs]
         vals = [bllip_value(*c, self.combine) for c in per]
         defined = [k for k, v in enumerate(vals) if v == v]
         if not defined:
-            return np.concatenate(([0.0, 0.0], per[0]))
+            return np.array([0.0, 0.0, *per[0]])
         if self.refs == "average":
-            return np.concatenate(([float(np.mean([vals[k] for k in defined])), 1.0],
-                                   np.mean([per[k] for k in defined], axis=0)))
+            return np.array([float(np.mean([vals[k] for k in defined])), 1.0,
+                             *np.mean([per[k] for k in defined], axis=0)])
         pick = min if self.refs == "worst" else max
         k = pick(defined, key=lambda k: vals[k])  # first reference on ties
-        return np.concatenate(([vals[k], 1.0], per[k]))
+        return np.array([vals[k], 1.0, *per[k]])
 
     def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
         if not refs:

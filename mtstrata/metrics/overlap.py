@@ -58,24 +58,34 @@ def measure(hits: float, hyp: float, ref: float, meas: str) -> float:
     return 2.0 * hits / (hyp + ref)
 
 
-def _counts(hb: Bags, rb: Bags, types: Sequence[int]) -> np.ndarray:
-    """``[hits, hyp, ref]`` for each of ``types``, flattened."""
-    out = np.zeros(3 * len(types))
-    hc, rc = hb.counts, rb.counts
-    for k, t in enumerate(types):
-        h = hc.get(t)
+def counts(hb: Bags, rb: Bags, pos: dict[int, int], n: int) -> list[float]:
+    """``[hits, hyp, ref]`` for each of the ``n`` selected types, flattened.
+
+    ``pos`` maps a type index to its position among the selected types. Plain Python on
+    purpose: these vectors are tiny and numpy's per-call overhead would dominate.
+    """
+    out = [0.0] * (3 * n)
+    rc = rb.counts
+    for t, total in hb.totals.items():
+        k = pos.get(t)
+        if k is None:
+            continue
+        out[3 * k + 1] = total
         r = rc.get(t)
-        if h is not None and r is not None:
+        if r:
+            h = hb.counts[t]
             if len(h) > len(r):
                 h, r = r, h
             hits = 0
-            for item, n in h.items():
+            for item, c in h.items():
                 m = r.get(item)
                 if m:
-                    hits += n if n < m else m
+                    hits += c if c < m else m
             out[3 * k] = hits
-        out[3 * k + 1] = hb.totals.get(t, 0)
-        out[3 * k + 2] = rb.totals.get(t, 0)
+    for t, total in rb.totals.items():
+        k = pos.get(t)
+        if k is not None:
+            out[3 * k + 2] = total
     return out
 
 
@@ -140,44 +150,48 @@ class ElementOverlap(MetricBase):
         return f"{self.prefix}({self.t})" if self.typed else self.prefix
 
     # ----------------------------------------------------------- statistics
-    def _segment_score(self, c: np.ndarray) -> float:
+    def _segment_score(self, c: list[float]) -> float:
         hits, hyp, ref = c[0::3], c[1::3], c[2::3]
         if self.avg == "micro":
-            return measure(hits.sum(), hyp.sum(), ref.sum(), self.meas)
+            return measure(sum(hits), sum(hyp), sum(ref), self.meas)
         vals = [measure(h, p, r, self.meas) for h, p, r in zip(hits, hyp, ref) if p + r > 0]
-        return float(np.mean(vals)) if vals else _NAN
+        return sum(vals) / len(vals) if vals else _NAN
 
-    def _row(self, hb: Bags, rbs: Sequence[Bags], types: Sequence[int]) -> np.ndarray:
+    def _row(self, hb: Bags, rbs: Sequence[Bags], pos: dict[int, int]) -> list[float]:
+        n = len(pos)
         if self.refs == "pooled" or len(rbs) == 1:
-            best = _counts(hb, pool(rbs), types)
+            best = counts(hb, pool(rbs), pos, n)
             s = self._segment_score(best)
         else:
-            best, s = None, _NAN
+            best, s = [], _NAN
             for rb in rbs:
-                c = _counts(hb, rb, types)
+                c = counts(hb, rb, pos, n)
                 v = self._segment_score(c)
                 # strict ">" keeps the first reference on ties; any defined value beats NaN
-                if best is None or (v == v and (s != s or v > s)):
+                if not best or (v == v and (s != s or v > s)):
                     best, s = c, v
         defined = s == s
-        return np.concatenate(([s if defined else 0.0, 1.0 if defined else 0.0], best))
+        return [s if defined else 0.0, 1.0 if defined else 0.0, *best]
+
+    def _positions(self) -> dict[int, int]:
+        return {t: k for k, t in enumerate(self.type_indices())}
 
     def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
         ex = self.extractor()
         if not refs:
             raise ValueError("at least one reference is needed")
-        return self._row(extract(ex, hyp), [extract(ex, r) for r in refs], self.type_indices())
+        return np.array(self._row(extract(ex, hyp), [extract(ex, r) for r in refs],
+                                  self._positions()))
 
     def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
                     ) -> np.ndarray:
         if len(hyps) != len(refs):
             raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
         ex = self.extractor()
-        types = self.type_indices()
-        out = np.zeros((len(hyps), 2 + 3 * len(types)))
-        for i, (h, rs) in enumerate(zip(hyps, refs)):
-            out[i] = self._row(extract(ex, h), [extract(ex, r) for r in rs], types)
-        return out
+        pos = self._positions()
+        rows = [self._row(extract(ex, h), [extract(ex, r) for r in rs], pos)
+                for h, rs in zip(hyps, refs)]
+        return np.array(rows, dtype=float).reshape(len(hyps), 2 + 3 * len(pos))
 
     def score(self, stats: np.ndarray) -> float:
         return float(stats[0] / stats[1]) if stats[1] > 0 else _NAN
