@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtstrata import metrics
 from mtstrata.errors import ConfigError, MissingLayerError
@@ -192,3 +194,18 @@ def test_batch_equals_rows():
     m = metrics.create("SR-Or(*)")
     np.testing.assert_array_equal(m.stats_batch([hyp, ref], [[ref], [hyp]]),
                                   np.vstack([m.stats(hyp, [ref]), m.stats(ref, [hyp])]))
+
+
+WORDS = st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1, max_size=12)
+
+
+@given(WORDS, WORDS)
+@settings(max_examples=60, deadline=None)
+def test_measure_properties(h, r):
+    hyp, ref = Segment.from_words(h), Segment.from_words(r)
+    jac, p, rec, f = (score(f"Ol:meas={x}", hyp, [ref]) for x in ("jac", "p", "r", "f"))
+    assert 0.0 <= jac <= min(p, rec) + 1e-12 and jac <= f + 1e-12
+    assert min(p, rec) - 1e-12 <= f <= max(p, rec) + 1e-12
+    # symmetry of the Jaccard ratio, and P and R swap with the sides
+    assert score("Ol", ref, [hyp]) == pytest.approx(jac)
+    assert score("Ol:meas=r", ref, [hyp]) == pytest.approx(p)

@@ -124,7 +124,8 @@ def _alone(x: str, n: str, avg: Literal["micro", "macro"] = "micro", meas: Meas 
 
 REGISTRY.add_family(
     "DP-HWCM_{w,c,r}-n", r"DP-HWCM_([wcr])-([1-4])", _cumulative,
-    "head-word chain overlap, chains of 1..n words / categories / relations (Liu & Gildea 2005)",
+    "head-word chain overlap, chains of 1..n words / categories / relations (Liu & Gildea "
+    "2005); pos for _c only",
     ("tokens", "dep", "pos"), ("DP-HWCM_w-4", "DP-HWCM_c-2", "DP-HWCM_r-3"),
 )
 REGISTRY.add_family(
