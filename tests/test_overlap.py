@@ -209,3 +209,24 @@ def test_measure_properties(h, r):
     # symmetry of the Jaccard ratio, and P and R swap with the sides
     assert score("Ol", ref, [hyp]) == pytest.approx(jac)
     assert score("Ol:meas=r", ref, [hyp]) == pytest.approx(p)
+
+
+def test_stream_bleu_equals_sacrebleu_on_the_streams():
+    import sacrebleu
+
+    from tests.conftest import hand_segments
+
+    segs = hand_segments()
+    hyps, refs = segs, segs[1:] + segs[:1]
+    for spec, attr in (("SP-pBLEU", "xpos"), ("SP-lBLEU", "lemma")):
+        m = metrics.create(spec)
+        ours = m.score(m.stats_batch(hyps, [[r] for r in refs]).sum(axis=0))
+
+        def stream(s, attr=attr):
+            vals = [getattr(t, attr) for t in s.tokens]
+            return " ".join(v.lower() for v in vals) if attr == "lemma" else " ".join(vals)
+
+        ref = sacrebleu.corpus_bleu([stream(h) for h in hyps], [[stream(r) for r in refs]],
+                                    tokenize="none")
+        assert ours == pytest.approx(ref.score / 100, abs=1e-9)
+        assert m.score(m.stats(hyps[0], [hyps[0]])) == pytest.approx(1.0)
