@@ -30,6 +30,7 @@ FAMILIES: dict[str, list[str]] = {
     "Ol": ["Ol", "Ol-lem"],
     "SP-Op": ["SP-Op(*)", "SP-Op(N)", "SP-Op(NN)", "SP-Op(V)"],
     "SP-Oc": ["SP-Oc(*)", "SP-Oc(NP)"],
+    "SP-BLEU": ["SP-lBLEU", "SP-pBLEU"],
     "DP-Oc/Or/Ol": ["DP-Oc(*)", "DP-Or(*)", "DP-Ol(*)", "DP-Or(nsubj)", "DP-Ol(*):avg=macro"],
     "DP-HWCM": [f"DP-HWCM_{x}-4" for x in "wcr"] + [f"DP-HWCMi_{x}-4" for x in "wcr"],
     "DP-Ld": ["DP-Ld"],
