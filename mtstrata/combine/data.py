@@ -1,0 +1,176 @@
+"""Human-judgment dev corpora and mt-metrics-eval (MTME) score files.
+
+Dev-corpus format (one directory per language pair, as in ``shared/data/*/<lp>/``)::
+
+    ref.txt            reference (ref.X.txt: further references, any suffix X)
+    sys/<SYSTEM>.txt   one output per system, one segment a line, aligned with ref.txt
+    sys_scores.tsv     header ``system<TAB>human_score``, one row per system
+    seg_scores.tsv     optional; header ``system<TAB>segment_index<TAB>human_score[...]``,
+                       0-based segment indices (WMT17 DA: one judged translation per row)
+
+MTME score files (Freitag et al., mt-metrics-eval): ``<lp>.seg.score`` holds
+``system<TAB>score`` per segment, in segment order; ``<lp>.sys.score`` holds ``system<TAB>score``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mtstrata.errors import InputError
+
+
+@dataclass
+class DevCorpus:
+    """One language pair with human judgments.
+
+    Attributes:
+        lp: language pair name (the directory name).
+        refs: reference streams, ``refs[j][i]`` is reference j of segment i.
+        systems: system name -> output segments.
+        sys_human: system name -> system-level human score.
+        seg_rows: judged rows ``(system, segment_index, human_score)``.
+    """
+
+    lp: str
+    refs: list[list[str]]
+    systems: dict[str, list[str]]
+    sys_human: dict[str, float]
+    seg_rows: list[tuple[str, int, float]] = field(default_factory=list)
+
+    @property
+    def n_segments(self) -> int:
+        """Number of segments of the test set."""
+        return len(self.refs[0])
+
+
+def _lines(path: Path) -> list[str]:
+    with open(path, encoding="utf-8") as f:
+        return f.read().split("\n")[:-1] if path.stat().st_size else []
+
+
+def _tsv(path: Path, min_cols: int) -> list[tuple[int, list[str]]]:
+    rows = []
+    for no, line in enumerate(_lines(path), start=1):
+        if no == 1:  # header
+            continue
+        cols = line.split("\t")
+        if len(cols) < min_cols:
+            raise InputError(f"expected at least {min_cols} tab-separated columns, got "
+                             f"{len(cols)}; fix the row or the header of the file.", str(path), no)
+        rows.append((no, cols))
+    return rows
+
+
+def _float(text: str, path: Path, line: int) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"{text!r} is not a number; the score column must be numeric.",
+                         str(path), line) from None
+
+
+def read_dev_corpus(directory: str | os.PathLike[str], *, only_scored: bool = True) -> DevCorpus:
+    """Read and validate one language-pair directory of the dev-corpus format.
+
+    Args:
+        directory: the ``<lp>/`` directory.
+        only_scored: keep only systems that have a system-level human score (WMT ships
+            outputs of some unscored systems).
+
+    Raises:
+        InputError: missing files, length mismatches, unknown systems, indices out of range.
+    """
+    d = Path(directory)
+    if not d.is_dir():
+        raise InputError(f"dev-corpus directory {d} does not exist; pass the <lp>/ directory "
+                         "holding ref.txt, sys/ and sys_scores.tsv.")
+    ref_files = sorted(p for p in d.glob("ref*.txt") if p.name == "ref.txt"
+                       or p.name.startswith("ref."))
+    if not ref_files:
+        raise InputError(f"no ref.txt in {d}; the dev-corpus format needs ref.txt.")
+    refs = [_lines(p) for p in ref_files]
+    n = len(refs[0])
+    for p, r in zip(ref_files, refs, strict=True):
+        if len(r) != n:
+            raise InputError(f"{p.name} has {len(r)} lines, ref.txt {n}; references must align.",
+                             str(p))
+    sys_dir = d / "sys"
+    if not sys_dir.is_dir():
+        raise InputError(f"no sys/ directory in {d}; put one <SYSTEM>.txt per system there.")
+    scores_path = d / "sys_scores.tsv"
+    if not scores_path.is_file():
+        raise InputError(f"no sys_scores.tsv in {d}; it needs 'system<TAB>human_score' rows.")
+    sys_human = {cols[0]: _float(cols[1], scores_path, no)
+                 for no, cols in _tsv(scores_path, 2)}
+    systems: dict[str, list[str]] = {}
+    for p in sorted(sys_dir.glob("*.txt")):
+        name = p.name[:-4]
+        if only_scored and name not in sys_human:
+            continue
+        out = _lines(p)
+        if len(out) != n:
+            raise InputError(f"system output has {len(out)} lines, the reference {n}; every "
+                             "system must translate every segment.", str(p))
+        systems[name] = out
+    missing = sorted(set(sys_human) - set(systems))
+    if missing:
+        raise InputError(f"systems {missing} are scored but have no sys/<SYSTEM>.txt; add "
+                         "their outputs or remove their rows.", str(scores_path))
+    seg_rows: list[tuple[str, int, float]] = []
+    seg_path = d / "seg_scores.tsv"
+    if seg_path.is_file():
+        for no, cols in _tsv(seg_path, 3):
+            name = cols[0]
+            if name not in systems:
+                raise InputError(f"unknown system {name!r}: not in sys/; fix the name.",
+                                 str(seg_path), no)
+            try:
+                idx = int(cols[1])
+            except ValueError:
+                raise InputError(f"segment index {cols[1]!r} is not an integer.",
+                                 str(seg_path), no) from None
+            if not 0 <= idx < n:
+                raise InputError(f"segment index {idx} out of range 0..{n - 1} (0-based).",
+                                 str(seg_path), no)
+            seg_rows.append((name, idx, _float(cols[2], seg_path, no)))
+    return DevCorpus(d.name, refs, systems, sys_human, seg_rows)
+
+
+def write_mtme(out_dir: str | os.PathLike[str], lp: str, metric: str,
+               seg: Mapping[str, Sequence[float]], sys: Mapping[str, float]) -> list[Path]:
+    """Write mt-metrics-eval score files ``<lp>.<metric>.{seg,sys}.score`` to ``out_dir``.
+
+    Returns:
+        The two paths written.
+    """
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    safe = metric.replace("/", "_").replace(" ", "_")
+    seg_path, sys_path = d / f"{lp}.{safe}.seg.score", d / f"{lp}.{safe}.sys.score"
+    with open(seg_path, "w", encoding="utf-8") as f:
+        for name, values in seg.items():
+            for v in values:
+                f.write(f"{name}\t{float(v)!r}\n")
+    with open(sys_path, "w", encoding="utf-8") as f:
+        for name, v in sys.items():
+            f.write(f"{name}\t{float(v)!r}\n")
+    return [seg_path, sys_path]
+
+
+def read_mtme(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
+    """Read an MTME score file: system -> scores in file order (one for ``.sys.score``)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"score file {p} does not exist.")
+    acc: dict[str, list[float]] = {}
+    for no, line in enumerate(_lines(p), start=1):
+        cols = line.split("\t")
+        if len(cols) != 2:
+            raise InputError("expected 'system<TAB>score'.", str(p), no)
+        acc.setdefault(cols[0], []).append(_float(cols[1], p, no))
+    return {k: np.asarray(v) for k, v in acc.items()}

@@ -1,0 +1,85 @@
+"""ULC: uniformly averaged linear combination of normalised metric scores.
+
+Giménez & Màrquez (2010, slides "heterogeneous evaluation"): ULC_M(t) = (1/|M|) sum_{m in M}
+norm_m(m(t)). Here norm_m is a min-max map fitted once on the dev corpus and stored with the
+metric set, so adding systems later does not move any score; lower-is-better metrics are
+flipped (1 - norm) so every component rises with quality.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from mtstrata.errors import InputError
+
+
+@dataclass(frozen=True)
+class Norm:
+    """Min-max normalisation of one metric fitted on dev scores."""
+
+    metric: str
+    low: float
+    high: float
+    higher_is_better: bool = True
+
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        """Map scores to roughly [0, 1], oriented so that higher is better."""
+        span = self.high - self.low
+        z = (np.asarray(x, float) - self.low) / span if span > 0 else np.zeros_like(x, float)
+        return z if self.higher_is_better else 1.0 - z
+
+
+def fit_norm(metric: str, dev_scores: np.ndarray, higher_is_better: bool = True) -> Norm:
+    """Fit the normalisation on all dev scores of a metric (every system, every pair)."""
+    v = np.asarray(dev_scores, float)
+    v = v[np.isfinite(v)]
+    return Norm(metric, float(v.min()), float(v.max()), higher_is_better)
+
+
+@dataclass(frozen=True)
+class MetricSet:
+    """A saved ULC: its metrics and their fitted normalisations (plus the search trace)."""
+
+    norms: tuple[Norm, ...]
+    trace: tuple[dict[str, object], ...] = ()
+
+    @property
+    def metrics(self) -> list[str]:
+        """Metric names of the set."""
+        return [n.metric for n in self.norms]
+
+    def combine(self, scores: Mapping[str, np.ndarray]) -> np.ndarray:
+        """ULC of aligned score arrays, ``scores[metric]`` (any shape, all equal)."""
+        missing = [n.metric for n in self.norms if n.metric not in scores]
+        if missing:
+            raise InputError(f"the metric set needs scores of {missing}; add them with -m.")
+        return np.mean([n.apply(scores[n.metric]) for n in self.norms], axis=0)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the set as JSON."""
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"ulc": [asdict(n) for n in self.norms], "trace": list(self.trace)}, f,
+                      indent=1)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> MetricSet:
+        """Read a set written by :meth:`save`."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            norms = tuple(Norm(**n) for n in data["ulc"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise InputError(f"cannot read metric set: {e}; pass a JSON file written by "
+                             "'mtstrata search --out'.", str(path)) from None
+        return cls(norms, tuple(data.get("trace", ())))
+
+
+def fit_set(metrics: Sequence[str], dev: Mapping[str, np.ndarray],
+            directions: Mapping[str, bool]) -> MetricSet:
+    """Fit normalisations of ``metrics`` on their dev score arrays."""
+    return MetricSet(tuple(fit_norm(m, dev[m], directions.get(m, True)) for m in metrics))
