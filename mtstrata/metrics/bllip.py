@@ -22,7 +22,7 @@ reference (``average``: the mean counts over references), for the corpus P/R in 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,7 +30,15 @@ import numpy as np
 
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.elements import EXTRACTORS, Bags, Item, extract, extractor
+from mtstrata.metrics.elements import (
+    EXTRACTORS,
+    Bags,
+    Item,
+    _lower,
+    extract,
+    extractor,
+    no_gc,
+)
 from mtstrata.metrics.overlap import counts, pool
 from mtstrata.segment import Layer, Segment
 
@@ -40,9 +48,9 @@ _ONE = {0: 0}  # the single type "pair" at position 0
 
 @extractor("dep-pair", ("pair",), [Layer.TOKENS, Layer.DEP],
            "unlabelled (head, dependent) word pairs; roots left out")
-def _pairs(seg: Segment) -> Iterable[tuple[str, Item]]:
-    words = [t.form.lower() for t in seg.tokens]
-    return (("pair", (words[t.head - 1], words[i])) for i, t in enumerate(seg.tokens) if t.head)
+def _pairs(seg: Segment) -> dict[str, list[Item]]:
+    words = _lower(seg)
+    return {"pair": [(words[t.head - 1], words[i]) for i, t in enumerate(seg.tokens) if t.head]}
 
 
 def bllip_value(hits: float, hyp: float, ref: float, combine: str) -> float:
@@ -95,8 +103,9 @@ class Bllip(MetricBase):
             raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
         ex = EXTRACTORS["dep-pair"]
         out = np.zeros((len(hyps), 5))
-        for i, (h, rs) in enumerate(zip(hyps, refs)):
-            out[i] = self._row(extract(ex, h), [extract(ex, r) for r in rs])
+        with no_gc():
+            for i, (h, rs) in enumerate(zip(hyps, refs)):
+                out[i] = self._row(extract(ex, h), [extract(ex, r) for r in rs])
         return out
 
     def score(self, stats: np.ndarray) -> float:

@@ -25,7 +25,7 @@ import numpy as np
 
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
-from mtstrata.metrics.elements import EXTRACTORS, Extractor, Item, extractor
+from mtstrata.metrics.elements import EXTRACTORS, Extractor, Item, _lower, extractor
 from mtstrata.metrics.overlap import ElementOverlap, Meas, measure
 from mtstrata.segment import Layer, Segment
 
@@ -33,41 +33,52 @@ MAX_CHAIN = 4
 LENGTHS = tuple(str(k) for k in range(1, MAX_CHAIN + 1))
 
 
-def chains(seg: Segment, labels: list[str], max_len: int = MAX_CHAIN
-           ) -> Iterable[tuple[str, Item]]:
-    """``(length, chain)`` for every downward path of 1..``max_len`` nodes.
+def chain_groups(seg: Segment, labels: list[str], max_len: int = MAX_CHAIN
+                 ) -> dict[str, list[Item]]:
+    """The chains of every length 1..``max_len``: ``{"1": [...], "2": [...], ...}``.
 
     ``labels[i]`` is the element shown for token ``i``; a chain is the tuple of labels from its
     top node down to the node where it ends.
     """
     toks = seg.tokens
+    out: dict[str, list[Item]] = {k: [] for k in LENGTHS[:max_len]}
+    groups = [out[k] for k in LENGTHS[:max_len]]
     for i in range(len(toks)):
-        chain = [labels[i]]
+        chain = (labels[i],)
+        groups[0].append(chain)
         j = i
-        yield "1", (labels[i],)
-        while len(chain) < max_len:
+        for k in range(1, max_len):
             h = toks[j].head
             if not h:
                 break
             j = h - 1
-            chain.append(labels[j])
-            yield str(len(chain)), tuple(reversed(chain))
+            chain = (labels[j], *chain)
+            groups[k].append(chain)
+    return out
+
+
+def chains(seg: Segment, labels: list[str], max_len: int = MAX_CHAIN
+           ) -> Iterable[tuple[str, Item]]:
+    """``(length, chain)`` for every downward path of 1..``max_len`` nodes."""
+    for k, items in chain_groups(seg, labels, max_len).items():
+        for c in items:
+            yield k, c
 
 
 @extractor("hwcm-w", LENGTHS, [Layer.TOKENS, Layer.DEP], "head-word chains of word forms")
-def _hwcm_w(seg: Segment) -> Iterable[tuple[str, Item]]:
-    return chains(seg, [t.form.lower() for t in seg.tokens])
+def _hwcm_w(seg: Segment) -> dict[str, list[Item]]:
+    return chain_groups(seg, _lower(seg))
 
 
 @extractor("hwcm-c", LENGTHS, [Layer.TOKENS, Layer.POS, Layer.DEP],
            "head-word chains of categories (UPOS)")
-def _hwcm_c(seg: Segment) -> Iterable[tuple[str, Item]]:
-    return chains(seg, [t.upos or "" for t in seg.tokens])
+def _hwcm_c(seg: Segment) -> dict[str, list[Item]]:
+    return chain_groups(seg, [t.upos or "" for t in seg.tokens])
 
 
 @extractor("hwcm-r", LENGTHS, [Layer.TOKENS, Layer.DEP], "head-word chains of relations")
-def _hwcm_r(seg: Segment) -> Iterable[tuple[str, Item]]:
-    return chains(seg, [(t.deprel or "").lower() for t in seg.tokens])
+def _hwcm_r(seg: Segment) -> dict[str, list[Item]]:
+    return chain_groups(seg, [(t.deprel or "").lower() for t in seg.tokens])
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,15 @@ import numpy as np
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.elements import COARSE_POS, EXTRACTORS, NE_OUTSIDE, Bags, Extractor, extract
+from mtstrata.metrics.elements import (
+    COARSE_POS,
+    EXTRACTORS,
+    NE_OUTSIDE,
+    Bags,
+    Extractor,
+    extract,
+    no_gc,
+)
 from mtstrata.segment import Layer, Segment
 
 Meas = Literal["jac", "p", "r", "f"]
@@ -58,6 +66,39 @@ def measure(hits: float, hyp: float, ref: float, meas: str) -> float:
     return 2.0 * hits / (hyp + ref)
 
 
+# Hits per type of a (hypothesis bags, reference bags) pair, shared by the metrics built on one
+# extractor (SP-Op(*) and SP-Op(NN), HWCM_w-4 and HWCMi_w-4...). Both bags are kept in the value
+# so their ids cannot be reused while the entry lives; emptied when it grows too large.
+_HITS: dict[tuple[int, int], tuple[Bags, Bags, dict[int, int]]] = {}
+_HITS_MAX = 400_000
+
+
+def pair_hits(hb: Bags, rb: Bags) -> dict[int, int]:
+    """``Σ_i min(cnt_hyp(i, t), cnt_ref(i, t))`` for every type ``t`` with items on both sides."""
+    key = (id(hb), id(rb))
+    hit = _HITS.get(key)
+    if hit is not None and hit[0] is hb and hit[1] is rb:
+        return hit[2]
+    out: dict[int, int] = {}
+    rc = rb.counts
+    for t, h in hb.counts.items():
+        r = rc.get(t)
+        if not r or not h:
+            continue
+        if len(h) > len(r):
+            h, r = r, h
+        n = 0
+        for item, c in h.items():
+            m = r.get(item)
+            if m:
+                n += c if c < m else m
+        out[t] = n
+    if len(_HITS) >= _HITS_MAX:
+        _HITS.clear()
+    _HITS[key] = (hb, rb, out)
+    return out
+
+
 def counts(hb: Bags, rb: Bags, pos: dict[int, int], n: int) -> list[float]:
     """``[hits, hyp, ref]`` for each of the ``n`` selected types, flattened.
 
@@ -65,23 +106,14 @@ def counts(hb: Bags, rb: Bags, pos: dict[int, int], n: int) -> list[float]:
     purpose: these vectors are tiny and numpy's per-call overhead would dominate.
     """
     out = [0.0] * (3 * n)
-    rc = rb.counts
+    for t, v in pair_hits(hb, rb).items():
+        k = pos.get(t)
+        if k is not None:
+            out[3 * k] = v
     for t, total in hb.totals.items():
         k = pos.get(t)
-        if k is None:
-            continue
-        out[3 * k + 1] = total
-        r = rc.get(t)
-        if r:
-            h = hb.counts[t]
-            if len(h) > len(r):
-                h, r = r, h
-            hits = 0
-            for item, c in h.items():
-                m = r.get(item)
-                if m:
-                    hits += c if c < m else m
-            out[3 * k] = hits
+        if k is not None:
+            out[3 * k + 1] = total
     for t, total in rb.totals.items():
         k = pos.get(t)
         if k is not None:
@@ -189,8 +221,9 @@ class ElementOverlap(MetricBase):
             raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
         ex = self.extractor()
         pos = self._positions()
-        rows = [self._row(extract(ex, h), [extract(ex, r) for r in rs], pos)
-                for h, rs in zip(hyps, refs)]
+        with no_gc():
+            rows = [self._row(extract(ex, h), [extract(ex, r) for r in rs], pos)
+                    for h, rs in zip(hyps, refs)]
         return np.array(rows, dtype=float).reshape(len(hyps), 2 + 3 * len(pos))
 
     def score(self, stats: np.ndarray) -> float:

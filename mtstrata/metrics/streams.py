@@ -14,6 +14,7 @@ written; asking for them gives an unknown-metric error rather than a substitute.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -25,9 +26,13 @@ from sacrebleu.metrics.helpers import extract_all_word_ngrams
 from mtstrata.errors import MissingLayerError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
+from mtstrata.metrics.elements import no_gc
 from mtstrata.segment import Layer, Segment
 
 ORDER = 4
+# n-grams per (attribute, segment object); the segment is kept so its id is not reused
+_NGRAMS: dict[tuple[str, int], tuple[Segment, Counter, int]] = {}
+_NGRAMS_MAX = 400_000
 
 
 @dataclass(frozen=True)
@@ -51,14 +56,27 @@ class StreamBLEU(MetricBase):
         # lemmas are compared case-insensitively like the other LE metrics; tags as they are
         return " ".join(v.lower() for v in vals) if self.attr == "lemma" else " ".join(vals)
 
+    def _ngrams(self, seg: Segment) -> tuple[Counter, int]:
+        key = (self.attr, id(seg))
+        hit = _NGRAMS.get(key)
+        if hit is not None and hit[0] is seg:
+            return hit[1], hit[2]
+        ngrams, n = extract_all_word_ngrams(self._stream(seg), 1, ORDER)
+        if len(_NGRAMS) >= _NGRAMS_MAX:
+            _NGRAMS.clear()
+        _NGRAMS[key] = (seg, ngrams, n)
+        return ngrams, n
+
     def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
         if not refs:
             raise ValueError("at least one reference is needed")
-        h_ngrams, h_len = extract_all_word_ngrams(self._stream(hyp), 1, ORDER)
+        h_ngrams, h_len = self._ngrams(hyp)
         clip: dict = {}
         ref_len = None
-        for r in refs:
-            r_ngrams, r_len = extract_all_word_ngrams(self._stream(r), 1, ORDER)
+        if len(refs) == 1:  # nothing to merge: clip by the reference's own counts
+            clip, ref_len = self._ngrams(refs[0])
+        for r in refs if len(refs) > 1 else ():
+            r_ngrams, r_len = self._ngrams(r)
             for g, c in r_ngrams.items():
                 if c > clip.get(g, 0):
                     clip[g] = c
@@ -70,6 +88,11 @@ class StreamBLEU(MetricBase):
         for g, c in h_ngrams.items():
             correct[len(g) - 1] += min(c, clip.get(g, 0))
         return np.array([h_len, ref_len or 0, *correct, *total], dtype=float)
+
+    def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
+                    ) -> np.ndarray:
+        with no_gc():
+            return super().stats_batch(hyps, refs)
 
     def score(self, stats: np.ndarray) -> float:
         s = [int(x) for x in stats]
