@@ -32,6 +32,7 @@ from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.elements import (
     EXTRACTORS,
+    SEP,
     Bags,
     Item,
     _lower,
@@ -47,10 +48,11 @@ _ONE = {0: 0}  # the single type "pair" at position 0
 
 
 @extractor("dep-pair", ("pair",), [Layer.TOKENS, Layer.DEP],
-           "unlabelled (head, dependent) word pairs; roots left out")
+           "unlabelled (head, dependent) word pairs joined by SEP; roots left out")
 def _pairs(seg: Segment) -> dict[str, list[Item]]:
     words = _lower(seg)
-    return {"pair": [(words[t.head - 1], words[i]) for i, t in enumerate(seg.tokens) if t.head]}
+    return {"pair": [words[t.head - 1] + SEP + words[i]
+                     for i, t in enumerate(seg.tokens) if t.head]}
 
 
 def bllip_value(hits: float, hyp: float, ref: float, combine: str) -> float:

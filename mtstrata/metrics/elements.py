@@ -67,6 +67,9 @@ SR_ROLES = ("A0", "A1", "A2", "A3", "A4", "A5", "AA", "AM-ADJ", "AM-ADV", "AM-CA
             "AM-TMP")
 
 Item = Hashable
+#: joins the parts of a compound item (chain, triple, pair) into one string: strings cache their
+#: hash, tuples do not, and compound items are hashed at every comparison
+SEP = "\x1f"
 #: what an extractor returns: (label, item) pairs, or items already grouped by label
 Extracted = Iterable[tuple[str, Item]] | Mapping[str, Sequence[Item]]
 
@@ -344,7 +347,7 @@ def _dep_depth(seg: Segment) -> Iterable[tuple[str, Item]]:
            "labelled dependency triples (relation, head, dependent); roots left out")
 def _dep_triple(seg: Segment) -> Iterable[tuple[str, Item]]:
     words = _lower(seg)
-    return {"triple": [((t.deprel or "").lower(), words[t.head - 1], words[i])
+    return {"triple": [f"{(t.deprel or '').lower()}{SEP}{words[t.head - 1]}{SEP}{words[i]}"
                        for i, t in enumerate(seg.tokens) if t.head]}
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
-from mtstrata.metrics.elements import EXTRACTORS, Extractor, Item, _lower, extractor
+from mtstrata.metrics.elements import EXTRACTORS, SEP, Extractor, Item, _lower, extractor
 from mtstrata.metrics.overlap import ElementOverlap, Meas, measure
 from mtstrata.segment import Layer, Segment
 
@@ -38,13 +38,13 @@ def chain_groups(seg: Segment, labels: list[str], max_len: int = MAX_CHAIN
     """The chains of every length 1..``max_len``: ``{"1": [...], "2": [...], ...}``.
 
     ``labels[i]`` is the element shown for token ``i``; a chain is the tuple of labels from its
-    top node down to the node where it ends.
+    top node down to the node where it ends, as one string joined by ``SEP``.
     """
     toks = seg.tokens
     out: dict[str, list[Item]] = {k: [] for k in LENGTHS[:max_len]}
     groups = [out[k] for k in LENGTHS[:max_len]]
     for i in range(len(toks)):
-        chain = (labels[i],)
+        chain = labels[i]
         groups[0].append(chain)
         j = i
         for k in range(1, max_len):
@@ -52,17 +52,17 @@ def chain_groups(seg: Segment, labels: list[str], max_len: int = MAX_CHAIN
             if not h:
                 break
             j = h - 1
-            chain = (labels[j], *chain)
+            chain = labels[j] + SEP + chain
             groups[k].append(chain)
     return out
 
 
 def chains(seg: Segment, labels: list[str], max_len: int = MAX_CHAIN
            ) -> Iterable[tuple[str, Item]]:
-    """``(length, chain)`` for every downward path of 1..``max_len`` nodes."""
+    """``(length, chain tuple)`` for every downward path of 1..``max_len`` nodes."""
     for k, items in chain_groups(seg, labels, max_len).items():
         for c in items:
-            yield k, c
+            yield k, tuple(c.split(SEP))
 
 
 @extractor("hwcm-w", LENGTHS, [Layer.TOKENS, Layer.DEP], "head-word chains of word forms")
