@@ -54,7 +54,11 @@ def test_contract(spec):
     assert st.shape[0] == n and st.ndim == 2
     rows = [np.asarray(m.stats(h, r), dtype=float) for h, r in zip(segs, refs)]
     assert {r.shape for r in rows} == {(st.shape[1],)}, "stats length must be constant"
-    np.testing.assert_allclose(st, np.vstack(rows))
+    # metrics whose statistics depend on the batch's reference corpus (NIST's information
+    # weights) are additive given that corpus, but a lone segment has other weights
+    corpus_dependent = getattr(m, "corpus_dependent", False)
+    if not corpus_dependent:
+        np.testing.assert_allclose(st, np.vstack(rows))
     assert np.isfinite(st).all()
 
     # additivity: a split corpus's summed statistics give the corpus score
@@ -68,7 +72,8 @@ def test_contract(spec):
     other = m.segment_scores(st)
     better = np.greater_equal if m.higher_is_better else np.less_equal
     assert better(best, other).all(), (best, other)
-    assert np.allclose(best, best[0]), f"identity scores differ across segments: {best}"
+    if not corpus_dependent:
+        assert np.allclose(best, best[0]), f"identity scores differ across segments: {best}"
     assert better(m.score(ident.sum(axis=0)), total)
 
     # determinism

@@ -70,8 +70,10 @@ def test_unknown_name_suggests_close_matches():
 
 
 def test_parse_spec_and_format_value():
-    assert parse_spec("bleu:smooth=exp, max_order=2") == ("bleu", {"smooth": "exp", "max_order": "2"})
-    assert [format_value(v) for v in (True, False, None, 0.5, 3, ("a", "b"))] == [
+    expected = ("bleu", {"smooth": "exp", "max_order": "2"})
+    assert parse_spec("bleu:smooth=exp, max_order=2") == expected
+    values = (True, False, None, 0.5, 3, ("a", "b"))
+    assert [format_value(v) for v in values] == [
         "yes", "no", "none", "0.5", "3", "a+b"]
 
 

@@ -1,0 +1,214 @@
+"""BLEU (Papineni et al. 2002) and BLEU-SBP (Chiang et al. 2008, eq. 4) on additive statistics.
+
+Statistics of one segment (METRICS.md §1.1, §1.2), for ``N = max_order``::
+
+    [hyp_len, ref_len, correct_1..N, total_1..N, sbp_min, sbp_ref]
+
+``correct_n`` is the number of hypothesis n-grams clipped by the maximum count of that n-gram
+in any single reference, ``total_n`` the number of hypothesis n-grams, ``ref_len`` the effective
+reference length chosen by ``ref_length`` (``closest``: the reference length closest to the
+hypothesis length, the shorter on ties, as sacreBLEU; ``shortest``; ``average``). For BLEU-SBP,
+``sbp_min = min(|c|, |r|)`` and ``sbp_ref = |r|`` with the same effective reference length.
+
+Corpus BLEU is ``BP * exp(mean_n log p_n)`` of the summed statistics, computed by sacreBLEU's
+``BLEU.compute_bleu`` (so smoothing ``none | floor | add-k | exp`` and effective order mean what
+they mean there and the numbers are sacreBLEU's to the last bit). Tokenisation and lowercasing
+are sacreBLEU's own (``tok=13a`` by default, ``none``, ``intl``, ``char``, ...).
+
+BLEU-SBP replaces the brevity penalty by the strict one, ``φ(Σ min(|c_i|, |r_i|) / Σ |r_i|)``
+with ``φ(x) = exp(1 - 1/x)`` and ``φ(0) = 0``: a long sentence can no longer pay for a short
+one, which makes the metric decomposable enough for Chiang et al.'s scenarios (§3.1).
+
+Reusable helper: :func:`ngram_counts` (the tokenised n-gram multiset of a string) is what tBLEU
+builds on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar, Literal
+
+import numpy as np
+from sacrebleu.metrics.bleu import BLEU as _SacreBLEU
+from sacrebleu.metrics.helpers import extract_all_word_ngrams
+
+from mtstrata.errors import ConfigError
+from mtstrata.metrics import REGISTRY
+from mtstrata.metrics.base import MetricBase
+from mtstrata.segment import Segment
+
+# distinct references are tokenised once per (tok, lc, order) and reused for every system
+_REF_CACHE: dict[tuple, tuple[dict, tuple[int, ...]]] = {}
+_REF_CACHE_MAX = 200_000
+
+
+@lru_cache(maxsize=64)
+def _preprocessor(tok: str, lc: bool) -> _SacreBLEU:
+    try:
+        return _SacreBLEU(tokenize=tok, lowercase=lc)
+    except (KeyError, ValueError, RuntimeError) as e:
+        raise ConfigError(f"BLEU tokenizer {tok!r} is not available: {e}. Use one of "
+                          f"{', '.join(_SacreBLEU.TOKENIZERS)}.") from None
+
+
+def tokenize(text: str, tok: str = "13a", lc: bool = False) -> str:
+    """``text`` lowercased (if ``lc``) and tokenised by sacreBLEU's tokenizer ``tok``."""
+    return _preprocessor(tok, lc)._preprocess_segment(text)
+
+
+def ngram_counts(text: str, max_order: int = 4, tok: str = "13a", lc: bool = False
+                 ) -> tuple[Counter, int]:
+    """The multiset of 1..max_order-grams (tuples of tokens) of ``text`` and its token count."""
+    return extract_all_word_ngrams(tokenize(text, tok, lc), 1, max_order)
+
+
+@dataclass(frozen=True)
+class BLEU(MetricBase):
+    """BLEU with sacreBLEU's tokenizers and smoothing, on additive n-gram statistics."""
+
+    tok: str = "13a"
+    lc: bool = False
+    smooth: Literal["none", "floor", "add-k", "exp"] = "exp"
+    smooth_value: float | None = None
+    max_order: int = 4
+    ref_length: Literal["closest", "shortest", "average"] = "closest"
+    eff: bool = False
+
+    name: ClassVar[str] = "bleu"
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_order <= 9:
+            raise ConfigError(f"bleu: max_order must be between 1 and 9, not {self.max_order}.")
+        _preprocessor(self.tok, self.lc)
+
+    def display_name(self) -> str:
+        return "BLEU"
+
+    # -- statistics ---------------------------------------------------------------------
+    def _refs(self, refs: Sequence[Segment]) -> tuple[dict, tuple[int, ...]]:
+        """Merged clipping counts (max over references) and the reference lengths."""
+        key = (self.tok, self.lc, self.max_order, *(r.text for r in refs))
+        hit = _REF_CACHE.get(key)
+        if hit is not None:
+            return hit
+        clip: dict = {}
+        lens = []
+        for r in refs:
+            counts, n = ngram_counts(r.text, self.max_order, self.tok, self.lc)
+            lens.append(n)
+            if len(refs) == 1:
+                clip = counts
+                break
+            for g, c in counts.items():
+                if c > clip.get(g, 0):
+                    clip[g] = c
+        if len(_REF_CACHE) >= _REF_CACHE_MAX:
+            _REF_CACHE.clear()
+        _REF_CACHE[key] = out = (clip, tuple(lens))
+        return out
+
+    def _ref_len(self, hyp_len: int, lens: tuple[int, ...]) -> float:
+        if self.ref_length == "closest":
+            return min(lens, key=lambda r: (abs(r - hyp_len), r))
+        if self.ref_length == "shortest":
+            return min(lens)
+        return sum(lens) / len(lens)
+
+    def _row(self, hyp: str, refs: Sequence[Segment]) -> list[float]:
+        if not refs:
+            raise ValueError("BLEU needs at least one reference")
+        clip, lens = self._refs(refs)
+        counts, hyp_len = ngram_counts(hyp, self.max_order, self.tok, self.lc)
+        order = self.max_order
+        correct = [0] * order
+        total = [max(0, hyp_len - n) for n in range(order)]
+        for g, c in counts.items():
+            m = clip.get(g)
+            if m:
+                correct[len(g) - 1] += c if c < m else m
+        ref_len = self._ref_len(hyp_len, lens)
+        return [hyp_len, ref_len, *correct, *total, min(hyp_len, ref_len), ref_len]
+
+    def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
+        return np.array(self._row(hyp.text, refs), dtype=float)
+
+    def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
+                    ) -> np.ndarray:
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
+        rows = [self._row(h.text, r) for h, r in zip(hyps, refs, strict=True)]
+        return np.array(rows, dtype=float).reshape(len(rows), 2 * self.max_order + 4)
+
+    # -- scores -------------------------------------------------------------------------
+    def _precision_part(self, stats: np.ndarray) -> tuple[float, float, float]:
+        """(BLEU score in [0, 100], hyp_len, ref_len) from summed statistics."""
+        o = self.max_order
+        correct = [int(round(x)) for x in stats[2:2 + o]]
+        total = [int(round(x)) for x in stats[2 + o:2 + 2 * o]]
+        hyp_len, ref_len = float(stats[0]), float(stats[1])
+        if self.ref_length != "average":  # integer lengths, exactly as sacreBLEU sums them
+            hyp_len, ref_len = int(round(hyp_len)), int(round(ref_len))
+        bleu = _SacreBLEU.compute_bleu(correct, total, hyp_len, ref_len,
+                                       smooth_method=self.smooth,
+                                       smooth_value=self.smooth_value,
+                                       effective_order=self.eff, max_ngram_order=o)
+        return bleu.score, hyp_len, ref_len
+
+    def score(self, stats: np.ndarray) -> float:
+        return float(self._precision_part(np.asarray(stats, dtype=float))[0])
+
+    def details(self, stats: np.ndarray) -> dict[str, float]:
+        s = np.asarray(stats, dtype=float)
+        o = self.max_order
+        out = {f"p{n + 1}": (100.0 * s[2 + n] / s[2 + o + n] if s[2 + o + n] else 0.0)
+               for n in range(o)}
+        out["BP"] = _bp(s[0], s[1])
+        out["ratio"] = float(s[0] / s[1]) if s[1] else 0.0
+        out["hyp_len"], out["ref_len"] = float(s[0]), float(s[1])
+        return out
+
+
+def _bp(hyp_len: float, ref_len: float) -> float:
+    if hyp_len <= 0:
+        return 0.0
+    return 1.0 if hyp_len > ref_len else math.exp(1.0 - ref_len / hyp_len)
+
+
+@dataclass(frozen=True)
+class BLEUSBP(BLEU):
+    """BLEU with Chiang et al.'s strict brevity penalty (eq. 4); shortest reference length."""
+
+    ref_length: Literal["closest", "shortest", "average"] = "shortest"
+
+    name: ClassVar[str] = "bleu-sbp"
+
+    def display_name(self) -> str:
+        return "BLEU-SBP"
+
+    def score(self, stats: np.ndarray) -> float:
+        s = np.asarray(stats, dtype=float)
+        bleu, hyp_len, ref_len = self._precision_part(s)
+        bp = _bp(hyp_len, ref_len)
+        if bleu == 0.0 or bp == 0.0:
+            return 0.0
+        precisions = bleu / bp  # the geometric mean of the precisions, in [0, 100]
+        x = s[-2] / s[-1] if s[-1] else 0.0
+        sbp = math.exp(1.0 - 1.0 / x) if x > 0 else 0.0
+        return float(precisions * sbp)
+
+    def details(self, stats: np.ndarray) -> dict[str, float]:
+        out = super().details(stats)
+        s = np.asarray(stats, dtype=float)
+        x = s[-2] / s[-1] if s[-1] else 0.0
+        out["SBP"] = math.exp(1.0 - 1.0 / x) if x > 0 else 0.0
+        return out
+
+
+REGISTRY.add("bleu", BLEU, description="BLEU (Papineni et al. 2002) on sacreBLEU's tokenizers; "
+             "equal to sacreBLEU's corpus and sentence BLEU")
+REGISTRY.add("bleu-sbp", BLEUSBP, description="BLEU with the strict brevity penalty (Chiang et "
+             "al. 2008, eq. 4)")

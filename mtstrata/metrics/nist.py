@@ -1,0 +1,144 @@
+"""NIST (Doddington 2002), n = 5, on additive statistics; equal to nltk's ``corpus_nist``.
+
+NIST weights each matched n-gram by its information in the *reference corpus*,
+``info(w_1..w_n) = log2(count(w_1..w_{n-1}) / count(w_1..w_n))`` (for unigrams the numerator is
+the number of reference words), and multiplies the sum over orders of the information-weighted
+precisions by a length penalty ``exp(β log²(min(L_sys / L_ref, 1)))`` with β set so that a
+system output 2/3 as long as the references is penalised by 0.5.
+
+Because the information weights come from the whole reference corpus of a run, the statistics of
+a segment depend on that corpus (they are additive over segments *given* it; corpus scores,
+resampling and paired tests are exact). :meth:`NIST.stats_batch` computes the weights from every
+reference it is given; :meth:`NIST.stats` of a lone segment uses that segment's references only.
+
+Statistics, for ``N = max_order``: ``[num_1..N, den_1..N, sys_len, ref_len_1..N]`` where
+``num_n`` is the information of the clipped matching n-grams, ``den_n`` the number of
+hypothesis n-grams, and ``ref_len_n`` the length of the reference chosen for order n (nltk picks
+the reference with the best (precision, numerator, denominator, length) per order; with one
+reference all are equal). Tokens are sacreBLEU's ``13a`` by default (``tok``, ``lc``).
+
+Reusable helper: :func:`nist_rows` works on token lists (used by ``SP-lNIST``/``SP-pNIST``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from mtstrata.metrics import REGISTRY
+from mtstrata.metrics.base import MetricBase
+from mtstrata.metrics.bleu import tokenize
+from mtstrata.segment import Segment
+
+Tokens = Sequence[str]
+
+
+def _ngrams(tokens: Tokens, n: int) -> Counter:
+    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+
+
+def information_weights(references: Sequence[Sequence[Tokens]], max_order: int = 5
+                        ) -> dict[tuple[str, ...], float]:
+    """Information of every reference n-gram (Doddington 2002, eq. 2; nltk's convention)."""
+    freq: Counter = Counter()
+    words = 0
+    for refs in references:
+        for r in refs:
+            for n in range(1, max_order + 1):
+                freq.update(_ngrams(r, n))
+            words += len(r)
+    info = {}
+    for g, c in freq.items():
+        prefix = g[:-1]
+        num = freq[prefix] if prefix and prefix in freq else words
+        info[g] = math.log(num / c, 2)
+    return info
+
+
+def nist_rows(hyps: Sequence[Tokens], references: Sequence[Sequence[Tokens]],
+              max_order: int = 5) -> np.ndarray:
+    """NIST statistics of tokenised segments, weights from all of ``references``."""
+    info = information_weights(references, max_order)
+    out = np.zeros((len(hyps), 3 * max_order + 1))
+    for i, (h, refs) in enumerate(zip(hyps, references, strict=True)):
+        if not refs:
+            raise ValueError("NIST needs at least one reference")
+        out[i, 2 * max_order] = len(h)
+        for n in range(1, max_order + 1):
+            h_ng = _ngrams(h, n)
+            den = sum(h_ng.values())
+            best = None
+            for r in refs:
+                num = sum(info[g] * c for g, c in (h_ng & _ngrams(r, n)).items())
+                cand = (0 if den == 0 else num / den, num, den, len(r))
+                if best is None or cand > best:
+                    best = cand
+            assert best is not None
+            out[i, n - 1] = best[1]
+            out[i, max_order + n - 1] = den
+            out[i, 2 * max_order + n] = best[3]
+    return out
+
+
+def nist_score(stats: np.ndarray, max_order: int = 5) -> float:
+    """NIST of summed statistics (nltk's ``corpus_nist`` formula)."""
+    s = np.asarray(stats, dtype=float)
+    prec = sum(s[n] / s[max_order + n] for n in range(max_order) if s[max_order + n] > 0)
+    sys_len = s[2 * max_order] * max_order  # nltk sums the lengths once per order
+    ref_len = s[2 * max_order + 1:].sum()
+    if ref_len <= 0:
+        return 0.0
+    ratio = sys_len / ref_len
+    if 0 < ratio < 1:
+        beta = math.log(0.5) / math.log(1.5) ** 2
+        penalty = math.exp(beta * math.log(ratio) ** 2)
+    else:
+        penalty = max(min(ratio, 1.0), 0.0)
+    return float(prec * penalty)
+
+
+@REGISTRY.register("nist", description="NIST information-weighted n-gram precision "
+                   "(Doddington 2002), n=5; equal to nltk's corpus_nist")
+@dataclass(frozen=True)
+class NIST(MetricBase):
+    """NIST over sacreBLEU-tokenised words."""
+
+    tok: str = "13a"
+    lc: bool = False
+    max_order: int = 5
+
+    name: ClassVar[str] = "nist"
+    #: the statistics depend on the reference corpus of the batch (information weights)
+    corpus_dependent: ClassVar[bool] = True
+
+    def display_name(self) -> str:
+        return "NIST"
+
+    def _tok(self, s: Segment) -> list[str]:
+        return tokenize(s.text, self.tok, self.lc).split()
+
+    def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
+        return self.stats_batch([hyp], [refs])[0]
+
+    def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
+                    ) -> np.ndarray:
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
+        cache: dict[str, list[str]] = {}
+
+        def tok(s: Segment) -> list[str]:
+            t = cache.get(s.text)
+            if t is None:
+                t = cache[s.text] = self._tok(s)
+            return t
+
+        return nist_rows([tok(h) for h in hyps], [[tok(r) for r in rs] for rs in refs],
+                         self.max_order)
+
+    def score(self, stats: np.ndarray) -> float:
+        return nist_score(stats, self.max_order)

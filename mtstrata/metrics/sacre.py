@@ -1,0 +1,151 @@
+"""chrF, chrF++ (Popović 2015, 2017) and TER (Snover et al. 2006) through sacreBLEU.
+
+sacreBLEU is the reference implementation of all three; mtstrata does not re-implement them. It
+uses sacreBLEU's own per-segment sufficient statistics (``_compute_segment_statistics``: chrF's
+character and word n-gram matches per order, TER's ``[edits, average reference length]``) as
+our additive statistics, and sacreBLEU's ``_compute_score_from_stats`` on their sum, so corpus
+scores equal ``corpus_score`` and single rows equal ``sentence_score``; bootstrap resamples,
+paired tests and the metric-set search work on the same arrays as for every other metric.
+Reference preprocessing is computed once per distinct reference set and reused for every
+system. Scores are on sacreBLEU's 0-100 scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from sacrebleu.metrics.chrf import CHRF
+from sacrebleu.metrics.ter import TER
+
+from mtstrata.metrics import REGISTRY
+from mtstrata.metrics.base import MetricBase
+from mtstrata.segment import Segment
+
+_REF_CACHE: dict[tuple, Any] = {}
+_REF_CACHE_MAX = 100_000
+
+
+class _Sacre(MetricBase):
+    """Shared plumbing; subclasses define ``_impl()`` (a configured sacreBLEU metric)."""
+
+    display: ClassVar[str] = ""
+
+    def display_name(self) -> str:
+        return self.display
+
+    def _impl(self) -> Any:
+        raise NotImplementedError
+
+    def _metric(self) -> Any:
+        impl = self.__dict__.get("_sacre")
+        if impl is None:
+            impl = self._impl()
+            object.__setattr__(self, "_sacre", impl)  # a cache, not a parameter
+        return impl
+
+    def _prefix(self) -> str:
+        p = self.__dict__.get("_key")
+        if p is None:
+            p = self.signature()
+            object.__setattr__(self, "_key", p)
+        return p
+
+    def _ref_info(self, refs: Sequence[Segment]) -> Any:
+        key = (self._prefix(), *(r.text for r in refs))
+        hit = _REF_CACHE.get(key)
+        if hit is None:
+            m = self._metric()
+            hit = m._extract_reference_info([m._preprocess_segment(r.text) for r in refs])
+            if len(_REF_CACHE) >= _REF_CACHE_MAX:
+                _REF_CACHE.clear()
+            _REF_CACHE[key] = hit
+        return hit
+
+    def _row(self, hyp: Segment, refs: Sequence[Segment]) -> list[float]:
+        if not refs:
+            raise ValueError(f"{self.display} needs at least one reference")
+        m = self._metric()
+        return m._compute_segment_statistics(m._preprocess_segment(hyp.text), self._ref_info(refs))
+
+    def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
+        return np.array(self._row(hyp, refs), dtype=float)
+
+    def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
+                    ) -> np.ndarray:
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
+        rows = [self._row(h, r) for h, r in zip(hyps, refs, strict=True)]
+        if not rows:
+            return np.zeros((0, 0))
+        return np.array(rows, dtype=float)
+
+    def _stats_for_sacre(self, stats: np.ndarray) -> list:
+        return [float(x) for x in stats]
+
+    def score(self, stats: np.ndarray) -> float:
+        return float(self._metric()._compute_score_from_stats(
+            self._stats_for_sacre(np.asarray(stats))).score)
+
+
+@dataclass(frozen=True)
+class ChrF(_Sacre):
+    """chrF: character n-gram F-score (word n-grams too for chrF++)."""
+
+    char_order: int = 6
+    word_order: int = 0
+    beta: int = 2
+    lc: bool = False
+    ws: bool = False
+    eps: bool = False
+
+    name: ClassVar[str] = "chrf"
+    display: ClassVar[str] = "chrF"
+
+    def _impl(self) -> CHRF:
+        return CHRF(char_order=self.char_order, word_order=self.word_order, beta=self.beta,
+                    lowercase=self.lc, whitespace=self.ws, eps_smoothing=self.eps)
+
+    def _stats_for_sacre(self, stats: np.ndarray) -> list:
+        return [int(round(x)) for x in stats]  # match counts: integers, as sacreBLEU sums them
+
+    def details(self, stats: np.ndarray) -> dict[str, float]:
+        s = np.asarray(stats, dtype=float).reshape(-1, 3)  # (hyp, ref, match) per order
+        hyp, ref, match = s.sum(axis=0)
+        return {"P": 100 * match / hyp if hyp else 0.0, "R": 100 * match / ref if ref else 0.0}
+
+
+@dataclass(frozen=True)
+class ChrFpp(ChrF):
+    word_order: int = 2
+
+    name: ClassVar[str] = "chrf++"
+    display: ClassVar[str] = "chrF++"
+
+
+@dataclass(frozen=True)
+class Ter(_Sacre):
+    """Translation edit rate with shifts (tercom semantics, sacreBLEU's implementation)."""
+
+    norm: bool = False
+    no_punct: bool = False
+    asian: bool = False
+    case: bool = False
+
+    name: ClassVar[str] = "ter"
+    display: ClassVar[str] = "TER"
+    higher_is_better: ClassVar[bool] = False
+
+    def _impl(self) -> TER:
+        return TER(normalized=self.norm, no_punct=self.no_punct, asian_support=self.asian,
+                   case_sensitive=self.case)
+
+    def details(self, stats: np.ndarray) -> dict[str, float]:
+        return {"edits": float(stats[0]), "ref_len": float(stats[1])}
+
+
+REGISTRY.add("chrf", ChrF, "character n-gram F-score (Popović 2015), sacreBLEU's")
+REGISTRY.add("chrf++", ChrFpp, "chrF plus word 1-2-grams (Popović 2017), sacreBLEU's")
+REGISTRY.add("ter", Ter, "translation edit rate with shifts (Snover et al. 2006), sacreBLEU's")

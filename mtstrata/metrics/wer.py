@@ -1,0 +1,129 @@
+"""Word error rates: WER, PER, and WRR = 1 - WER (Chiang et al. 2008, eq. 5).
+
+All three share the additive statistics ``[errors, ref_len]`` and are micro-averaged at the
+corpus level (summed errors over summed reference lengths), which makes them decomposable.
+
+* **WER**: Levenshtein distance between the hypothesis and reference token sequences
+  (substitutions, deletions, insertions all cost 1) over the reference length.
+* **PER** (position-independent, Tillmann et al. 1997): the bag-of-words version,
+  ``errors = |r| - matches + max(0, |h| - |r|)`` with ``matches`` the multiset intersection.
+* **WRR**: ``max (M - I) / |r|`` over monotone alignments, which equals ``1 - WER``
+  (METRICS.md §1.3); it is the unigram case of 4-GRR.
+
+Tokens are sacreBLEU's (``tok=13a`` by default; ``lc`` lowercases). With several references
+the one with the lowest error rate is used (ties: the shorter reference). An empty reference
+against an empty hypothesis has no errors; against a non-empty one, every hypothesis token is an
+insertion (the rate of such a segment alone is then reported as 1, or 0 for WRR).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from mtstrata.metrics import REGISTRY
+from mtstrata.metrics.base import MetricBase
+from mtstrata.metrics.bleu import tokenize
+from mtstrata.segment import Segment
+
+
+def levenshtein(a: Sequence[str], b: Sequence[str]) -> int:
+    """Word-level edit distance (unit costs), two-row dynamic programme."""
+    if len(a) < len(b):
+        a, b = b, a
+    if not b:
+        return len(a)
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        append = cur.append
+        for j, y in enumerate(b, 1):
+            sub = prev[j - 1] + (x != y)
+            d = prev[j] + 1
+            ins = cur[j - 1] + 1
+            append(sub if sub <= d and sub <= ins else (d if d <= ins else ins))
+        prev = cur
+    return prev[-1]
+
+
+def position_independent_errors(hyp: Sequence[str], ref: Sequence[str]) -> int:
+    """PER errors: unmatched reference words plus the hypothesis's excess length."""
+    matches = sum((Counter(hyp) & Counter(ref)).values())
+    return len(ref) - matches + max(0, len(hyp) - len(ref))
+
+
+@dataclass(frozen=True)
+class _ErrorRate(MetricBase):
+    tok: str = "13a"
+    lc: bool = False
+
+    higher_is_better: ClassVar[bool] = False
+    display: ClassVar[str] = ""
+
+    def display_name(self) -> str:
+        return self.display
+
+    def _errors(self, hyp: list[str], ref: list[str]) -> int:
+        return levenshtein(hyp, ref)
+
+    def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
+        if not refs:
+            raise ValueError(f"{self.display} needs at least one reference")
+        h = tokenize(hyp.text, self.tok, self.lc).split()
+        best: tuple[float, int, int] | None = None
+        for r in refs:
+            rt = tokenize(r.text, self.tok, self.lc).split()
+            e = self._errors(h, rt)
+            rate = e / len(rt) if rt else (0.0 if not h else float("inf"))
+            cand = (rate, len(rt), e)
+            if best is None or cand < best:
+                best = cand
+        assert best is not None
+        return np.array([best[2], best[1]], dtype=float)
+
+    def _rate(self, stats: np.ndarray) -> float:
+        errors, ref_len = float(stats[0]), float(stats[1])
+        if ref_len == 0:
+            return 0.0 if errors == 0 else 1.0
+        return errors / ref_len
+
+    def score(self, stats: np.ndarray) -> float:
+        return self._rate(stats)
+
+    def details(self, stats: np.ndarray) -> dict[str, float]:
+        return {"errors": float(stats[0]), "ref_len": float(stats[1])}
+
+
+@REGISTRY.register("wer", description="word error rate: Levenshtein edits / reference length "
+                   "(micro-averaged)")
+@dataclass(frozen=True)
+class WER(_ErrorRate):
+    name = "wer"
+    display = "WER"
+
+
+@REGISTRY.register("per", description="position-independent error rate (bag of words; "
+                   "Tillmann et al. 1997)")
+@dataclass(frozen=True)
+class PER(_ErrorRate):
+    name = "per"
+    display = "PER"
+
+    def _errors(self, hyp: list[str], ref: list[str]) -> int:
+        return position_independent_errors(hyp, ref)
+
+
+@REGISTRY.register("wrr", description="word recognition rate 1 - WER (Chiang et al. 2008, "
+                   "eq. 5), micro-averaged")
+@dataclass(frozen=True)
+class WRR(_ErrorRate):
+    name = "wrr"
+    display = "WRR"
+    higher_is_better: ClassVar[bool] = True
+
+    def score(self, stats: np.ndarray) -> float:
+        return 1.0 - self._rate(stats)

@@ -1,0 +1,177 @@
+"""BLEU and BLEU-SBP: the paper's golden examples, sacreBLEU equality, SBP properties."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sacrebleu
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mtstrata import metrics, scoring
+from mtstrata.segment import Segment
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
+
+# Papineni et al. (2002), Examples 1 and 2: lowercased, final period dropped
+CAND1 = "it is a guide to action which ensures that the military always obeys the commands of " \
+        "the party"
+CAND2 = "it is to insure the troops forever hearing the activity guidebook that party direct"
+REFS1 = [
+    "it is a guide to action that ensures that the military will forever heed party commands",
+    "it is the guiding principle which guarantees the military forces always being under the "
+    "command of the party",
+    "it is the practical guide for the army always to heed the directions of the party",
+]
+
+
+def seg(t: str) -> Segment:
+    return Segment.from_text(t)
+
+
+def precisions(hyp: str, refs: list[str]) -> tuple[float, float, float, float]:
+    m = metrics.create("bleu:tok=none")
+    s = m.stats(seg(hyp), [seg(r) for r in refs])
+    return s[2], s[6], s[3], s[7]  # correct_1, total_1, correct_2, total_2
+
+
+@pytest.mark.parametrize("hyp,refs,uni,bi", [
+    ("the the the the the the the", ["the cat is on the mat", "there is a cat on the mat"],
+     (2, 7), (0, 6)),
+    (CAND1, REFS1, (17, 18), (10, 17)),
+    (CAND2, REFS1, (8, 14), (1, 13)),
+])
+def test_paper_modified_precisions(hyp, refs, uni, bi):
+    c1, t1, c2, t2 = precisions(hyp, refs)
+    assert (c1, t1) == uni
+    assert (c2, t2) == bi
+
+
+def our_corpus(spec: str, hyps: list[str], refs: list[list[str]]) -> float:
+    run = scoring.compute({"s": hyps}, refs, [metrics.create(spec)])
+    return run.score("s", 0).value
+
+
+def our_sentences(spec: str, hyps: list[str], refs: list[list[str]]) -> np.ndarray:
+    run = scoring.compute({"s": hyps}, refs, [metrics.create(spec)])
+    return np.array(run.score("s", 0, sentence_level=True).segments)
+
+
+SETTINGS = [
+    # (our spec, sacreBLEU BLEU kwargs)
+    ("bleu", {}),
+    ("bleu:smooth=none", {"smooth_method": "none"}),
+    ("bleu:smooth=floor", {"smooth_method": "floor"}),
+    ("bleu:smooth=floor,smooth_value=0.3", {"smooth_method": "floor", "smooth_value": 0.3}),
+    ("bleu:smooth=add-k", {"smooth_method": "add-k"}),
+    ("bleu:smooth=add-k,smooth_value=2", {"smooth_method": "add-k", "smooth_value": 2}),
+    ("bleu:tok=none", {"tokenize": "none"}),
+    ("bleu:tok=intl", {"tokenize": "intl"}),
+    ("bleu:tok=char", {"tokenize": "char"}),
+    ("bleu:lc=yes", {"lowercase": True}),
+    ("bleu:max_order=2", {"max_ngram_order": 2}),
+    ("bleu:eff=yes", {"effective_order": True}),
+]
+
+WORDS = ["the", "The", "cat", "sat", "on", "mat", "a", "dog", ".", ",", "über", "naïve", "10",
+         "U.S.", "don't", "(it)", "x"]
+sentence = st.lists(st.sampled_from(WORDS), min_size=0, max_size=12).map(" ".join)
+
+
+def check_equal(spec: str, kwargs: dict, hyps: list[str], refs: list[list[str]]) -> None:
+    ref_metric = sacrebleu.BLEU(**kwargs)
+    assert our_corpus(spec, hyps, refs) == pytest.approx(
+        ref_metric.corpus_score(hyps, refs).score, abs=1e-9)
+    ours = our_sentences(spec, hyps, refs)
+    theirs = [ref_metric.sentence_score(h, [r[i] for r in refs]).score
+              for i, h in enumerate(hyps)]
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), setting=st.sampled_from(SETTINGS), nrefs=st.integers(1, 3))
+def test_equals_sacrebleu_on_random_segments(data, setting, nrefs):
+    n = data.draw(st.integers(1, 6))
+    hyps = data.draw(st.lists(sentence, min_size=n, max_size=n))
+    refs = [data.draw(st.lists(sentence, min_size=n, max_size=n)) for _ in range(nrefs)]
+    check_equal(*setting, hyps, refs)
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.skipif(not (DATA / "ref.txt").exists(), reason=f"WMT17 data not found at {DATA}")
+@pytest.mark.parametrize("spec,kwargs", SETTINGS[:3] + SETTINGS[6:10])
+def test_equals_sacrebleu_on_real_segments(spec, kwargs):
+    refs = (DATA / "ref.txt").read_text(encoding="utf-8").splitlines()
+    sys_files = sorted((DATA / "sys").glob("*.txt"))
+    rng = random.Random(7)
+    idx = rng.sample(range(len(refs)), 300)
+    hyps_a = sys_files[0].read_text(encoding="utf-8").splitlines()
+    hyps_b = sys_files[1].read_text(encoding="utf-8").splitlines()
+    hyps = [hyps_a[i] for i in idx]
+    # two reference streams: the reference and a second system as a pseudo-reference
+    check_equal(spec, kwargs, hyps, [[refs[i] for i in idx], [hyps_b[i] for i in idx]])
+
+
+@pytest.mark.parametrize("rl", ["shortest", "average"])
+def test_ref_length_rules(rl):
+    m = metrics.create(f"bleu:ref_length={rl}")
+    s = m.stats(seg("a b c"), [seg("a b c d e"), seg("a b")])
+    assert s[1] == (2 if rl == "shortest" else 3.5)
+    closest = metrics.create("bleu").stats(seg("a b c"), [seg("a b c d e"), seg("a b")])
+    assert closest[1] == 2  # |3-2| = 1 < |3-5| = 2
+
+
+# -- BLEU-SBP (Chiang et al. 2008, eq. 4; METRICS.md §1.2) ------------------------------------
+def both(hyps: list[str], refs: list[str]) -> tuple[float, float]:
+    r = [refs]
+    return (our_corpus("bleu:ref_length=shortest,tok=none", hyps, r),
+            our_corpus("bleu-sbp:tok=none", hyps, r))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(sentence, sentence), min_size=1, max_size=6))
+def test_sbp_never_above_bleu(pairs):
+    hyps, refs = [p[0] for p in pairs], [p[1] for p in pairs]
+    bleu, sbp = both(hyps, refs)
+    assert sbp <= bleu + 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(sentence, sentence), min_size=1, max_size=6))
+def test_sbp_equals_bleu_when_no_hypothesis_is_longer(pairs):
+    hyps = [h if len(h.split()) <= len(r.split()) else " ".join(h.split()[:len(r.split())])
+            for h, r in pairs]
+    bleu, sbp = both(hyps, [p[1] for p in pairs])
+    assert sbp == pytest.approx(bleu, abs=1e-9)
+
+
+def test_sbp_long_sentence_cannot_license_a_short_one():
+    """Chiang et al. §3.1: an over-long sentence hides another's brevity from BLEU, not SBP."""
+    refs = [seg("a b c d e f g h"), seg("i j k l m n o p")]
+    padded = [seg("a b c d e f g h q r s t"), seg("i j k l")]  # 12 + 4 = 16 = 8 + 8 words
+    for name in ("bleu:ref_length=shortest,tok=none", "bleu-sbp:tok=none"):
+        m = metrics.create(name)
+        st_ = m.stats_batch(padded, [[r] for r in refs]).sum(axis=0)
+        d = m.details(st_)
+        assert d["BP"] == 1.0  # BLEU's brevity penalty: the padding pays for the short sentence
+        if "SBP" in d:
+            # strict: (min(12, 8) + min(4, 8)) / 16 = 12/16, phi(x) = exp(1 - 1/x)
+            assert d["SBP"] == pytest.approx(np.exp(1 - 16 / 12))
+            assert m.score(st_) < metrics.create("bleu:ref_length=shortest,tok=none").score(st_)
+
+
+def test_sbp_identity_is_100():
+    assert our_corpus("bleu-sbp", ["a b c d e"], [["a b c d e"]]) == pytest.approx(100)
+
+
+def test_bad_parameters_are_config_errors():
+    from mtstrata.errors import MtstrataError
+
+    with pytest.raises(MtstrataError):
+        metrics.create("bleu:tok=klingon")
+    with pytest.raises(MtstrataError):
+        metrics.create("bleu:max_order=0")

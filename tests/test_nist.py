@@ -1,0 +1,52 @@
+"""NIST against nltk's corpus_nist on the same tokens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nltk.translate.nist_score import corpus_nist
+
+from mtstrata import metrics, scoring
+from mtstrata.metrics.bleu import tokenize
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
+WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", ".", "big", "red"]
+# nltk divides by zero when a corpus has no n-gram of some order: at least 5 words each
+sentence = st.lists(st.sampled_from(WORDS), min_size=5, max_size=10).map(" ".join)
+
+
+def nltk_nist(hyps: list[str], refs: list[list[str]]) -> float:
+    def t(s: str) -> list[str]:
+        return tokenize(s).split()
+
+    return corpus_nist([[t(r[i]) for r in refs] for i in range(len(hyps))],
+                       [t(h) for h in hyps], 5)
+
+
+def ours(hyps: list[str], refs: list[list[str]]) -> float:
+    return scoring.compute({"s": hyps}, refs, [metrics.create("nist")]).score("s", 0).value
+
+
+@settings(max_examples=50, deadline=None)
+@given(data=st.data(), nrefs=st.integers(1, 3))
+def test_equals_nltk(data, nrefs):
+    n = data.draw(st.integers(1, 5))
+    hyps = data.draw(st.lists(sentence, min_size=n, max_size=n))
+    refs = [data.draw(st.lists(sentence, min_size=n, max_size=n)) for _ in range(nrefs)]
+    assert ours(hyps, refs) == pytest.approx(nltk_nist(hyps, refs), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.skipif(not (DATA / "ref.txt").exists(), reason=f"WMT17 data not found at {DATA}")
+def test_equals_nltk_on_real_segments():
+    refs = (DATA / "ref.txt").read_text(encoding="utf-8").splitlines()[:200]
+    sys_file = sorted((DATA / "sys").glob("*.txt"))[0]
+    hyps = sys_file.read_text(encoding="utf-8").splitlines()[:200]
+    assert ours(hyps, [refs]) == pytest.approx(nltk_nist(hyps, [refs]), rel=1e-12)
+
+
+def test_identity_beats_other():
+    h = ["the cat sat on the mat", "a big red dog"]
+    assert ours(h, [h]) > ours(h, [list(reversed(h))])
