@@ -46,6 +46,7 @@ class MetricSet:
     """A saved ULC: its metrics and their fitted normalisations (plus the search trace)."""
 
     norms: tuple[Norm, ...]
+    sys_norms: tuple[Norm, ...] = ()
     trace: tuple[dict[str, object], ...] = ()
 
     @property
@@ -53,18 +54,24 @@ class MetricSet:
         """Metric names of the set."""
         return [n.metric for n in self.norms]
 
-    def combine(self, scores: Mapping[str, np.ndarray]) -> np.ndarray:
-        """ULC of aligned score arrays, ``scores[metric]`` (any shape, all equal)."""
-        missing = [n.metric for n in self.norms if n.metric not in scores]
+    def combine(self, scores: Mapping[str, np.ndarray], level: str = "seg") -> np.ndarray:
+        """ULC of aligned score arrays, ``scores[metric]`` (any shape, all equal).
+
+        ``level="sys"`` uses the normalisation fitted on system-level scores (if stored):
+        system scores spread far less than segment scores, so each level has its own map.
+        """
+        norms = self.sys_norms if level == "sys" and self.sys_norms else self.norms
+        missing = [n.metric for n in norms if n.metric not in scores]
         if missing:
             raise InputError(f"the metric set needs scores of {missing}; add them with -m.")
-        return np.mean([n.apply(scores[n.metric]) for n in self.norms], axis=0)
+        return np.mean([n.apply(scores[n.metric]) for n in norms], axis=0)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the set as JSON."""
         with open(path, "w", encoding="utf-8") as f:
-            json.dump({"ulc": [asdict(n) for n in self.norms], "trace": list(self.trace)}, f,
-                      indent=1)
+            json.dump({"ulc": [asdict(n) for n in self.norms],
+                       "ulc_sys": [asdict(n) for n in self.sys_norms],
+                       "trace": list(self.trace)}, f, indent=1)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MetricSet:
@@ -73,10 +80,11 @@ class MetricSet:
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
             norms = tuple(Norm(**n) for n in data["ulc"])
+            sys_norms = tuple(Norm(**n) for n in data.get("ulc_sys", ()))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise InputError(f"cannot read metric set: {e}; pass a JSON file written by "
                              "'mtstrata search --out'.", str(path)) from None
-        return cls(norms, tuple(data.get("trace", ())))
+        return cls(norms, sys_norms, tuple(data.get("trace", ())))
 
 
 def fit_set(metrics: Sequence[str], dev: Mapping[str, np.ndarray],

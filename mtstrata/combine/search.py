@@ -1,0 +1,158 @@
+"""Hill climbing for the ULC metric set (Giménez & Màrquez 2010, METRICS.md §4).
+
+* ``mode="reference"``: the reference tool's procedure: start from the best single metric on the
+  dev data, one forward pass over the others (best first), keep a metric only if the objective
+  strictly improves.
+* ``mode="forward-backward"`` (default): alternate a forward step (add the candidate that helps
+  most) and a backward step (drop the member whose removal helps most), judged on held-out
+  folds: the language pairs are split into folds, the ULC normalisation is fitted on the other
+  folds and the objective measured on the held-out one, averaged. This guards against picking
+  metrics that only fit the dev pairs.
+
+Everything runs on precomputed score tables; per table and metric only the system scores, the
+judged segment scores and the min/max of the segment scores are touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtstrata.combine.table import OBJECTIVES, ScoreTable, evaluate
+from mtstrata.combine.ulc import MetricSet, Norm
+from mtstrata.errors import InputError
+
+
+@dataclass
+class _Cache:
+    sys: dict[str, np.ndarray]
+    judged: dict[str, np.ndarray]
+    seg_min: dict[str, float]
+    seg_max: dict[str, float]
+    table: ScoreTable
+
+
+def _cache(table: ScoreTable, metrics: Sequence[str]) -> _Cache:
+    seg = {m: table.seg_scores[m] for m in metrics}
+    return _Cache({m: table.sys_scores[m] for m in metrics},
+                  {m: table.judged(seg[m]) for m in metrics},
+                  {m: float(np.nanmin(seg[m])) for m in metrics},
+                  {m: float(np.nanmax(seg[m])) for m in metrics}, table)
+
+
+def fit_on(caches: Sequence[_Cache], metrics: Sequence[str], higher: dict[str, bool]
+           ) -> MetricSet:
+    """ULC normalisations of ``metrics`` fitted on the given tables (segment and system)."""
+    seg = tuple(Norm(m, min(c.seg_min[m] for c in caches), max(c.seg_max[m] for c in caches),
+                     higher[m]) for m in metrics)
+    sys_ = tuple(Norm(m, min(float(c.sys[m].min()) for c in caches),
+                      max(float(c.sys[m].max()) for c in caches), higher[m]) for m in metrics)
+    return MetricSet(seg, sys_)
+
+
+def _objective(ms: MetricSet, caches: Sequence[_Cache], objective: str) -> float:
+    vals = []
+    for c in caches:
+        sys_ = ms.combine(c.sys, "sys")
+        judged = ms.combine(c.judged) if objective not in ("sys_pearson", "accuracy") else None
+        vals.append(evaluate(c.table, sys_, judged, objective))
+    return float(np.nanmean(vals))
+
+
+def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objective: str, *,
+               mode: str = "forward-backward", folds: int = 0, max_steps: int = 50
+               ) -> MetricSet:
+    """Select a ULC metric set on ``tables``.
+
+    Args:
+        tables: dev score tables (one per language pair), all holding every candidate.
+        candidates: metric names.
+        objective: one of ``OBJECTIVES``.
+        mode: ``"reference"`` or ``"forward-backward"``.
+        folds: number of language-pair folds for held-out scoring (0: leave one pair out).
+        max_steps: guard on the number of add/remove steps.
+
+    Returns:
+        The set, normalisation fitted on all tables, with the trace (step, action, metric,
+        train objective, held-out objective).
+    """
+    if objective not in OBJECTIVES:
+        raise InputError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}.")
+    for t in tables:
+        missing = [m for m in candidates if m not in t.sys_scores]
+        if missing:
+            raise InputError(f"score table of {t.lp} lacks metrics {missing}; rebuild it.")
+    caches = [_cache(t, candidates) for t in tables]
+    higher = {m: tables[0].higher[m] for m in candidates}
+
+    def train(ms: Sequence[str]) -> float:
+        return _objective(fit_on(caches, ms, higher), caches, objective)
+
+    k = folds or len(caches)
+    parts = [list(range(i, len(caches), k)) for i in range(k)] if len(caches) >= 2 else []
+
+    def held_out(ms: Sequence[str]) -> float:
+        if not parts:
+            return float("nan")
+        vals = []
+        for p in parts:
+            rest = [c for i, c in enumerate(caches) if i not in p]
+            vals.append(_objective(fit_on(rest, ms, higher), [caches[i] for i in p], objective))
+        return float(np.mean(vals))
+
+    trace: list[dict[str, object]] = []
+    if mode == "reference":
+        single = sorted(candidates, key=lambda m: -train([m]))
+        chosen, best = [single[0]], train([single[0]])
+        trace.append({"action": "start", "metric": single[0], "train": best,
+                      "held_out": held_out(chosen)})
+        for m in single[1:]:
+            v = train([*chosen, m])
+            if v > best:
+                chosen.append(m)
+                best = v
+                trace.append({"action": "add", "metric": m, "train": v,
+                              "held_out": held_out(chosen)})
+    elif mode == "forward-backward":
+        if not parts:
+            raise InputError("forward-backward search scores held-out language pairs: pass "
+                             "at least two --data directories (or use --mode reference).")
+        chosen, best = [], -np.inf
+        for _ in range(max_steps):
+            changed = False
+            adds = [(held_out([*chosen, m]), m) for m in candidates if m not in chosen]
+            if adds:
+                v, m = max(adds)
+                if v > best:
+                    chosen.append(m)
+                    best = v
+                    changed = True
+                    trace.append({"action": "add", "metric": m, "train": train(chosen),
+                                  "held_out": v})
+            if len(chosen) > 1:
+                drops = [(held_out([x for x in chosen if x != m]), m) for m in chosen]
+                v, m = max(drops)
+                if v > best:
+                    chosen.remove(m)
+                    best = v
+                    changed = True
+                    trace.append({"action": "remove", "metric": m, "train": train(chosen),
+                                  "held_out": v})
+            if not changed:
+                break
+    else:
+        raise InputError(f"unknown search mode {mode!r}; use 'reference' or "
+                         "'forward-backward'.")
+    ms = fit_on(caches, chosen, higher)
+    return MetricSet(ms.norms, ms.sys_norms, tuple(trace))
+
+
+def format_trace(ms: MetricSet) -> str:
+    """The search trace as printable lines."""
+    lines = [f"{'action':8} {'metric':30} {'train':>8} {'held-out':>9}"]
+    for t in ms.trace:
+        lines.append(f"{t['action']!s:8} {t['metric']!s:30} {float(t['train']):8.4f} "  # type: ignore[arg-type]
+                     f"{float(t['held_out']):9.4f}")  # type: ignore[arg-type]
+    return "\n".join(lines)

@@ -1,0 +1,156 @@
+"""Score tables: every metric's system- and segment-level scores for one language pair.
+
+Metrics are computed once (``build_table``) and cached as ``.npz`` (``save_table`` /
+``load_table``, under e.g. ``/tmp/mtstrata-tables``), so meta-evaluation, hill climbing and the
+results script work on numpy arrays only. The per-segment statistics are kept too, for the
+significance tests, which need ``metric.score`` of resampled sums.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mtstrata.combine.data import DevCorpus
+from mtstrata.combine.stats import kendall_itemwise, pairwise_accuracy, pearson
+from mtstrata.errors import InputError
+
+
+@dataclass
+class ScoreTable:
+    """Scores of many metrics on one language pair.
+
+    Attributes:
+        lp: language pair.
+        systems: system names (order of every array's first axis).
+        sys_human: ``(n_sys,)`` human system scores.
+        seg_sys, seg_idx, seg_human: judged rows (system position, segment index, score).
+        sys_scores: metric -> ``(n_sys,)`` corpus scores.
+        seg_scores: metric -> ``(n_sys, n_seg)`` segment scores.
+        higher: metric -> higher_is_better.
+    """
+
+    lp: str
+    systems: list[str]
+    sys_human: np.ndarray
+    seg_sys: np.ndarray
+    seg_idx: np.ndarray
+    seg_human: np.ndarray
+    sys_scores: dict[str, np.ndarray] = field(default_factory=dict)
+    seg_scores: dict[str, np.ndarray] = field(default_factory=dict)
+    higher: dict[str, bool] = field(default_factory=dict)
+
+    @classmethod
+    def from_corpus(cls, corpus: DevCorpus) -> ScoreTable:
+        """An empty table with the corpus' systems and human judgments."""
+        names = list(corpus.systems)
+        pos = {n: i for i, n in enumerate(names)}
+        rows = corpus.seg_rows
+        return cls(corpus.lp, names, np.array([corpus.sys_human[n] for n in names]),
+                   np.array([pos[r[0]] for r in rows], dtype=int),
+                   np.array([r[1] for r in rows], dtype=int),
+                   np.array([r[2] for r in rows], dtype=float))
+
+    def add(self, name: str, sys_scores: np.ndarray, seg_scores: np.ndarray,
+            higher_is_better: bool) -> None:
+        """Add (or replace) one metric's scores."""
+        self.sys_scores[name] = np.asarray(sys_scores, float)
+        self.seg_scores[name] = np.asarray(seg_scores, float)
+        self.higher[name] = higher_is_better
+
+    def judged(self, seg: np.ndarray) -> np.ndarray:
+        """Segment scores ``(n_sys, n_seg)`` picked at the judged rows."""
+        return seg[self.seg_sys, self.seg_idx]
+
+    def metrics(self) -> list[str]:
+        """Metric names in the table."""
+        return list(self.sys_scores)
+
+
+def evaluate(table: ScoreTable, sys_scores: np.ndarray, judged: np.ndarray | None,
+             objective: str, higher_is_better: bool = True) -> float:
+    """One objective of one metric (or ULC) on one table.
+
+    ``judged`` is the metric's segment scores at the judged rows (``table.judged(seg)``).
+
+    Objectives: ``sys_pearson``, ``seg_pearson`` (judged rows), ``seg_kendall`` (item-wise over
+    segments, all systems; needs per-segment human scores of several systems, so it uses the
+    judged rows grouped by segment), ``accuracy`` (pairwise system accuracy).
+    """
+    sign = 1.0 if higher_is_better else -1.0
+    if objective == "sys_pearson":
+        return pearson(sign * sys_scores, table.sys_human)
+    if objective == "accuracy":
+        return pairwise_accuracy(sign * sys_scores, table.sys_human)
+    if judged is None:
+        raise InputError(f"objective {objective!r} needs segment scores.")
+    m = sign * judged
+    if objective == "seg_pearson":
+        return pearson(m, table.seg_human)
+    if objective == "seg_kendall":
+        vals = []
+        for s in np.unique(table.seg_idx):
+            rows = table.seg_idx == s
+            if rows.sum() >= 2:
+                vals.append((m[rows], table.seg_human[rows]))
+        if not vals:
+            return float("nan")
+        return float(np.nanmean([kendall_itemwise(a[None], b[None]) for a, b in vals]))
+    raise InputError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}.")
+
+
+OBJECTIVES = ("sys_pearson", "seg_pearson", "seg_kendall", "accuracy")
+
+
+def build_table(corpus: DevCorpus, metric_specs: Sequence[str], annotation: object = None
+                ) -> tuple[ScoreTable, dict[str, dict[str, np.ndarray]]]:
+    """Compute every metric on every system of the corpus.
+
+    Returns:
+        The table and the raw statistics ``{metric: {system: (n_seg, k)}}`` (for significance).
+    """
+    from mtstrata.metrics import create
+    from mtstrata.scoring import compute
+
+    metrics = [create(s) for s in metric_specs]
+    run = compute(corpus.systems, corpus.refs, metrics, annotation)  # type: ignore[arg-type]
+    table = ScoreTable.from_corpus(corpus)
+    raw: dict[str, dict[str, np.ndarray]] = {}
+    for i, m in enumerate(metrics):
+        name = m.display_name()
+        raw[name] = {s: run.stats[(s, i)] for s in table.systems}
+        table.add(name, np.array([m.score(raw[name][s].sum(0)) for s in table.systems]),
+                  np.vstack([m.segment_scores(raw[name][s]) for s in table.systems]),
+                  m.higher_is_better)
+    return table, raw
+
+
+def save_table(table: ScoreTable, path: str | os.PathLike[str]) -> None:
+    """Cache a table as ``.npz``."""
+    arrays: dict[str, np.ndarray] = {
+        "systems": np.array(table.systems), "sys_human": table.sys_human,
+        "seg_sys": table.seg_sys, "seg_idx": table.seg_idx, "seg_human": table.seg_human,
+        "lp": np.array(table.lp), "metrics": np.array(table.metrics()),
+        "higher": np.array([table.higher[m] for m in table.metrics()])}
+    for i, m in enumerate(table.metrics()):
+        arrays[f"sys_{i}"] = table.sys_scores[m]
+        arrays[f"seg_{i}"] = table.seg_scores[m]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **arrays)
+
+
+def load_table(path: str | os.PathLike[str]) -> ScoreTable:
+    """Read a table written by :func:`save_table`."""
+    try:
+        z = np.load(path)
+    except OSError as e:
+        raise InputError(f"cannot read cached score table: {e}.", str(path)) from None
+    t = ScoreTable(str(z["lp"]), [str(s) for s in z["systems"]], z["sys_human"], z["seg_sys"],
+                   z["seg_idx"], z["seg_human"])
+    for i, (m, h) in enumerate(zip(z["metrics"], z["higher"], strict=True)):
+        t.add(str(m), z[f"sys_{i}"], z[f"seg_{i}"], bool(h))
+    return t
