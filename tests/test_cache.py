@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from mtstrata.layers.cache import Cache, CacheWarning, key
+from mtstrata.cache import Cache, CacheWarning, key
 from mtstrata.segment import Segment
 from tests.conftest import hand_segments
 
@@ -73,7 +73,7 @@ def test_killed_writer_leaves_only_complete_rows(tmp_path):
     code = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {os.getcwd()!r})
-        from mtstrata.layers.cache import Cache
+        from mtstrata.cache import Cache
         from mtstrata.segment import Segment
         c = Cache({str(p)!r})
         i = 0

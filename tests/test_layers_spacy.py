@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from mtstrata.errors import MissingLayerError, ModelError, UnknownNameError
-from mtstrata.layers import AnnotationOptions, annotate_texts, plan
+from mtstrata.errors import ModelError
+from mtstrata.layers import AnnotationOptions, annotate_texts
 from mtstrata.segment import Layer
 
 ALL = {Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP, Layer.NER, Layer.CHUNKS}
@@ -52,12 +52,6 @@ def test_only_needed_components_run(opts):
     _, sig_tok = annotate_texts(["x y"], {Layer.TOKENS}, opts)
     assert sig_tok.endswith(".tokenizer")
 
-
-def test_plan_errors():
-    with pytest.raises(MissingLayerError, match="chunks"):
-        plan({Layer.CHUNKS}, AnnotationOptions(annotator="stanza"))
-    with pytest.raises(UnknownNameError):
-        plan({Layer.POS}, AnnotationOptions(annotator="spacyy"))
 
 
 @pytest.mark.spacy

@@ -11,11 +11,21 @@ import sys
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from mtstrata.errors import MissingLayerError, UnknownNameError
-from mtstrata.layers.cache import Cache
+from mtstrata.cache import Cache
+from mtstrata.errors import UnknownNameError
+from mtstrata.layers.base import (
+    ANNOTATORS,
+    Annotator,
+    Plan,
+    add_frames,
+    load_srl,
+    plan,
+    srl_signature,
+)
 from mtstrata.segment import Layer, Segment
+
+__all__ = ["ANNOTATORS", "AnnotationOptions", "Annotator", "Plan", "annotate_texts", "plan"]
 
 
 @dataclass(frozen=True)
@@ -31,11 +41,11 @@ class AnnotationOptions:
     stanza_dir: str | None = None
 
 
-ANNOTATORS = ("spacy", "stanza")
 PROGRESS_MIN = 300  # a progress bar only when more texts than this need annotating
+BATCH_WRITE = 1000  # segments per cache transaction
 
 
-def _backend(options: AnnotationOptions, layers: frozenset[Layer]) -> Any:
+def _backend(options: AnnotationOptions, layers: frozenset[Layer]) -> Annotator:
     if options.annotator == "spacy":
         from mtstrata.layers.spacy_backend import SpacyAnnotator
 
@@ -45,34 +55,6 @@ def _backend(options: AnnotationOptions, layers: frozenset[Layer]) -> Any:
 
         return StanzaAnnotator(layers, model_dir=options.stanza_dir)
     raise UnknownNameError("annotator", options.annotator, ANNOTATORS)
-
-
-def plan(layers: Collection[Layer], options: AnnotationOptions) -> tuple[frozenset[Layer], bool]:
-    """The layers the backend must produce, and whether semantic roles are labelled on top.
-
-    Semantic roles come from :mod:`mtstrata.layers.srl`, a labeller over the dependency layer;
-    it needs tokens, lemmas, POS and dependencies from the backend.
-    """
-    want = frozenset(layers)
-    srl = Layer.SRL in want
-    base = (want - {Layer.SRL}) | {Layer.TOKENS}
-    if srl:
-        base |= {Layer.LEMMA, Layer.POS, Layer.DEP}
-    provides = {"spacy": {Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP, Layer.NER,
-                          Layer.CHUNKS},
-                "stanza": {Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP, Layer.NER}}
-    have = provides.get(options.annotator)
-    if have is None:
-        raise UnknownNameError("annotator", options.annotator, ANNOTATORS)
-    missing = base - have
-    if missing:
-        others = [a for a, p in provides.items() if missing <= p]
-        raise MissingLayerError(
-            f"the annotator {options.annotator!r} does not provide the layer(s) "
-            f"{', '.join(sorted(str(x) for x in missing))} that the requested metrics need. "
-            + (f"Use --annotator {others[0]}." if others else "No installed annotator does; "
-               "choose metrics that need other layers (see `mtstrata list metrics`)."))
-    return base, srl
 
 
 def annotate_texts(
@@ -88,17 +70,10 @@ def annotate_texts(
     if not layers:
         return {t: Segment.from_text(t) for t in texts}, ""
     options = options or AnnotationOptions()
-    base, with_srl = plan(layers, options)
-    labeller = None
-    if with_srl:
-        try:
-            from mtstrata.layers import srl as labeller
-        except ImportError:
-            raise MissingLayerError(
-                "the layer srl (semantic roles) needs the semantic-role labeller "
-                "mtstrata.layers.srl, which is not part of this build.") from None
-    backend = _backend(options, base)
-    sig = backend.signature + (f"+srl-{labeller.VERSION}" if labeller else "")
+    todo_plan = plan(layers, options.annotator)
+    labeller = load_srl() if todo_plan.srl else None
+    backend = _backend(options, todo_plan.backend_layers)
+    sig = backend.signature + (f"+{srl_signature(labeller)}" if labeller else "")
     if getattr(backend, "unlocked", False):
         sig += ".unlocked"
     distinct = list(dict.fromkeys(texts))
@@ -118,10 +93,10 @@ def annotate_texts(
         batch: list[Segment] = []
         for seg in backend.annotate(todo):
             if labeller is not None:
-                seg = labeller.add_frames(seg)
+                seg = add_frames(seg, labeller)
             out[seg.text] = seg
             batch.append(seg)
-            if len(batch) >= 1000:
+            if len(batch) >= BATCH_WRITE:
                 if cache is not None:
                     cache.put_many(sig, batch)
                 if bar is not None:

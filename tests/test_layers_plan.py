@@ -1,0 +1,119 @@
+"""The annotation plan and the semantic-role stage (no model: the backend is faked)."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from mtstrata import layers as layers_pkg
+from mtstrata.errors import MissingLayerError, UnknownNameError
+from mtstrata.layers import AnnotationOptions, Annotator, annotate_texts, plan
+from mtstrata.segment import Frame, Layer, Segment, Span
+
+
+class FakeBackend:
+    """Stands in for spaCy: every word a NOUN attached to the first word."""
+
+    name = "fake"
+    provides = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP})
+    signature = "fake-1"
+
+    def __init__(self, layers: frozenset[Layer]):
+        self.layers = layers
+        self.calls: list[str] = []
+
+    def annotate(self, texts: Sequence[str]) -> Iterator[Segment]:
+        for t in texts:
+            self.calls.append(t)
+            w = t.split()
+            yield Segment.from_words(w, lemmas=w, upos=["NOUN"] * len(w),
+                                     xpos=["NN"] * len(w), heads=[0] + [1] * (len(w) - 1),
+                                     deprels=["root"] + ["dep"] * (len(w) - 1))
+
+
+@pytest.mark.parametrize(("want", "annotator", "backend_layers", "srl"), [
+    ({Layer.POS}, "spacy", {Layer.TOKENS, Layer.POS}, False),
+    ({Layer.CHUNKS, Layer.NER}, "spacy", {Layer.TOKENS, Layer.CHUNKS, Layer.NER}, False),
+    ({Layer.SRL}, "spacy", {Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP}, True),
+    ({Layer.SRL, Layer.NER}, "stanza",
+     {Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP, Layer.NER}, True),
+])
+def test_plan(want, annotator, backend_layers, srl):
+    p = plan(want, annotator)
+    assert p.backend_layers == frozenset(backend_layers) and p.srl is srl
+
+
+def test_plan_errors():
+    with pytest.raises(MissingLayerError, match="chunks.*--annotator spacy"):
+        plan({Layer.CHUNKS}, "stanza")
+    with pytest.raises(UnknownNameError):
+        plan({Layer.POS}, "spacyy")
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    made: list[FakeBackend] = []
+
+    def backend(options, layers):
+        made.append(FakeBackend(layers))
+        return made[-1]
+
+    monkeypatch.setattr(layers_pkg, "_backend", backend)
+    return made
+
+
+def test_fake_backend_satisfies_protocol():
+    assert isinstance(FakeBackend(frozenset()), Annotator)
+
+
+def test_srl_runs_labeller_over_dep_layer(monkeypatch, fake, tmp_path):
+    seen: list[Segment] = []
+
+    def label_frames(seg: Segment) -> tuple[Frame, ...]:
+        seen.append(seg)
+        if len(seg.tokens) < 2:
+            return ()
+        return (Frame(0, (Span(1, len(seg.tokens), "A1"),)),)
+
+    mod = types.ModuleType("mtstrata.layers.srl")
+    mod.label_frames = label_frames
+    mod.SRL_VERSION = "rules-9"
+    monkeypatch.setitem(sys.modules, "mtstrata.layers.srl", mod)
+    monkeypatch.setattr(layers_pkg, "srl", mod, raising=False)
+    opts = AnnotationOptions(cache=str(tmp_path / "c.sqlite"), quiet=True)
+    segs, sig = annotate_texts(["a b c", "x", "a b c"], {Layer.SRL}, opts)
+    assert sig == "fake-1+srl-rules-9"
+    assert fake[0].layers >= {Layer.DEP, Layer.LEMMA, Layer.POS}
+    assert all(s.tokens[0].deprel == "root" for s in seen)  # labeller sees the dep layer
+    assert segs["a b c"].frames == (Frame(0, (Span(1, 3, "A1"),)),)
+    assert Layer.SRL in segs["x"].layers and segs["x"].frames == ()  # declared even if empty
+    again, _ = annotate_texts(["a b c"], {Layer.SRL}, opts)
+    assert again == {"a b c": segs["a b c"]} and fake[1].calls == []  # from the cache
+
+
+def test_srl_missing_labeller_is_a_clear_error(monkeypatch, fake):
+    monkeypatch.setitem(sys.modules, "mtstrata.layers.srl", None)  # import fails
+    monkeypatch.delattr(layers_pkg, "srl", raising=False)
+    with pytest.raises(MissingLayerError, match="srl"):
+        annotate_texts(["a b"], {Layer.SRL}, AnnotationOptions(use_cache=False, quiet=True))
+
+
+def test_identical_texts_annotated_once(fake, tmp_path, capsys):
+    opts = AnnotationOptions(cache=str(tmp_path / "c.sqlite"))
+    texts = ["r1 a", "h b", "r1 a", "h b", "new c"]
+    out, _ = annotate_texts(texts, {Layer.POS}, opts)
+    assert sorted(fake[0].calls) == ["h b", "new c", "r1 a"] and len(out) == 3
+    annotate_texts(texts + ["more d"], {Layer.POS}, opts)
+    assert fake[1].calls == ["more d"]
+    err = capsys.readouterr().err.splitlines()
+    assert "4 distinct segments, 3 from the cache, 1 annotated" in err[-1]
+
+
+def test_no_cache_annotates_every_run(fake):
+    opts = AnnotationOptions(use_cache=False, quiet=True)
+    annotate_texts(["a b"], {Layer.POS}, opts)
+    annotate_texts(["a b"], {Layer.POS}, opts)
+    assert fake[0].calls == fake[1].calls == ["a b"]
