@@ -8,6 +8,7 @@ installed with what is pinned and says, for each problem, the command that fixes
 from __future__ import annotations
 
 import importlib.metadata as md
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -56,6 +57,48 @@ def installed_version(package: str) -> str | None:
         return None
 
 
+def installed_sha256(package: str) -> str | None:
+    """sha256 of the wheel a distribution was installed from, when pip recorded it.
+
+    pip writes ``direct_url.json`` (PEP 610) with the archive hash when a package is installed
+    from a file or URL, as the set-up installs the model; a package installed from an index has
+    no such record, and its hash cannot be checked after the fact (None).
+    """
+    try:
+        raw = md.distribution(package).read_text("direct_url.json")
+    except md.PackageNotFoundError:
+        return None
+    if not raw:
+        return None
+    try:
+        info = json.loads(raw).get("archive_info", {})
+    except (ValueError, AttributeError):
+        return None
+    hashes = info.get("hashes") or {}
+    if "sha256" in hashes:
+        return str(hashes["sha256"])
+    h = str(info.get("hash", ""))
+    return h.split("=", 1)[1] if h.startswith("sha256=") else None
+
+
+def model_state(name: str) -> tuple[str | None, str | None]:
+    """(installed version or None, problem or None) of the pinned model ``name``.
+
+    The problem says what differs from the lock: the version, or the recorded wheel sha256.
+    """
+    pinned = model(name)
+    version = installed_version(pinned["package"])
+    if version is None:
+        return None, "not installed"
+    if version != pinned["version"]:
+        return version, f"version {version} installed, the lock pins {pinned['version']}"
+    sha = installed_sha256(pinned["package"])
+    if sha is not None and pinned.get("sha256") and sha != pinned["sha256"]:
+        return version, (f"installed from a wheel with sha256 {sha[:12]}..., the lock pins "
+                         f"{pinned['sha256'][:12]}...")
+    return version, None
+
+
 @dataclass(frozen=True)
 class Check:
     """One line of `mtstrata models`."""
@@ -65,10 +108,11 @@ class Check:
     pinned: str
     installed: str | None
     fix: str
+    problem: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.installed == self.pinned
+        return self.installed == self.pinned and self.problem is None
 
 
 def check_environment() -> list[Check]:
@@ -76,8 +120,8 @@ def check_environment() -> list[Check]:
     lock = load()
     out = []
     for m in lock.get("model", []):
-        out.append(Check("model", m["name"], m["version"], installed_version(m["package"]),
-                         SETUP_COMMAND))
+        version, problem = model_state(m["name"])
+        out.append(Check("model", m["name"], m["version"], version, SETUP_COMMAND, problem))
     for p in lock.get("package", []):
         out.append(Check("package", p["name"], p["version"], installed_version(p["name"]),
                          f"pip install {p['name']}=={p['version']}   (or: {SETUP_COMMAND})"))

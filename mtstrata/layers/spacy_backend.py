@@ -61,19 +61,19 @@ class SpacyAnnotator:
         self.components = components_for(self.layers)
         self.allow_unlocked = allow_unlocked
         pinned = lock.model(MODEL)
-        self.version = lock.installed_version(pinned["package"])
+        self.version, problem = lock.model_state(MODEL)
         if self.version is None:
             raise ModelError(
                 f"the spaCy model {MODEL} {pinned['version']} pinned in models.lock is not "
                 f"installed. Install it with `{lock.SETUP_COMMAND}` (no download happens at "
                 "run time).")
-        self.unlocked = self.version != pinned["version"]
+        self.unlocked = problem is not None
         if self.unlocked and not allow_unlocked:
             raise ModelError(
-                f"the installed spaCy model {MODEL} is version {self.version}, models.lock pins "
-                f"{pinned['version']}: scores would not be reproducible. Reinstall with "
-                f"`{lock.SETUP_COMMAND}`, or pass --allow-unlocked to use it anyway (the "
-                "actual version then goes into every signature).")
+                f"the installed spaCy model {MODEL} differs from models.lock ({problem}): "
+                f"scores would not be reproducible. Reinstall it with `{lock.SETUP_COMMAND}`, "
+                "or pass --allow-unlocked to use it anyway (the actual version then goes into "
+                "every signature).")
         spacy_version = lock.installed_version("spacy") or "?"
         comps = "+".join(self.components) or "tokenizer"
         self.signature = f"spacy-{spacy_version}.{MODEL}-{self.version}.{comps}"
