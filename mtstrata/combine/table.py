@@ -120,8 +120,8 @@ def build_table(corpus: DevCorpus, metric_specs: Sequence[str], annotation: obje
     run = compute(corpus.systems, corpus.refs, metrics, annotation)  # type: ignore[arg-type]
     table = ScoreTable.from_corpus(corpus)
     raw: dict[str, dict[str, np.ndarray]] = {}
-    for i, m in enumerate(metrics):
-        name = m.display_name()
+    for i, (spec, m) in enumerate(zip(metric_specs, metrics, strict=True)):
+        name = spec  # keyed by spec: variants share a display name (every BLEU is "BLEU")
         raw[name] = {s: run.stats[(s, i)] for s in table.systems}
         table.add(name, np.array([m.score(raw[name][s].sum(0)) for s in table.systems]),
                   np.vstack([m.segment_scores(raw[name][s]) for s in table.systems]),
@@ -154,3 +154,54 @@ def load_table(path: str | os.PathLike[str]) -> ScoreTable:
     for i, (m, h) in enumerate(zip(z["metrics"], z["higher"], strict=True)):
         t.add(str(m), z[f"sys_{i}"], z[f"seg_{i}"], bool(h))
     return t
+
+
+# Real metric variants used as hill-climbing candidates (text-only: no annotation needed).
+# Orders, smoothing, weights of recall and error-rate flavours, as in Asiya's BLEU-n/NIST-n sets.
+LEXICAL_CANDIDATES: tuple[str, ...] = (
+    *(f"bleu:max_order={n},smooth={sm}" for sm in ("exp", "floor", "add-k", "none")
+      for n in (1, 2, 3, 4)),
+    *(f"bleu-sbp:max_order={n}" for n in (1, 2, 3, 4)),
+    *(f"nist:max_order={n}" for n in (1, 2, 3, 4, 5)),
+    "chrf", "chrf++", "chrf:char_order=1", "chrf:char_order=2", "chrf:char_order=3",
+    "chrf:char_order=4", "chrf:char_order=2,beta=1", "chrf:char_order=2,beta=3",
+    "chrf:char_order=3,beta=1", "chrf:char_order=3,beta=3",
+    "wer", "per",
+    *(f"grr:order={n}" for n in (1, 2, 3, 4)),
+)
+# The core of every family, scored on every dataset (the variants above only on WMT17).
+CORE_METRICS: tuple[str, ...] = ("bleu", "bleu-sbp", "nist", "chrf", "chrf++", "wer", "per",
+                                 "4-GRR", "ter")
+
+
+def table_path(cache_dir: str | os.PathLike[str], lp_dir: str | os.PathLike[str]) -> Path:
+    """Cache file of a language-pair directory: ``<cache>/<dataset>__<lp>.npz``."""
+    d = Path(lp_dir).resolve()
+    return Path(cache_dir) / f"{d.parent.name}__{d.name}.npz"
+
+
+def cached_table(lp_dir: str | os.PathLike[str], specs: Sequence[str],
+                 cache_dir: str | os.PathLike[str], annotation: object = None,
+                 on_compute: object = None) -> ScoreTable:
+    """The score table of ``lp_dir`` holding ``specs``, computing only metrics not cached yet.
+
+    Metrics are keyed by their spec string (``chrf:char_order=3``): display names of variants
+    coincide (all BLEU variants display as ``BLEU``). The cache is rewritten when metrics are
+    added. ``on_compute(lp, specs)`` is called before computing, for progress messages.
+    """
+    from mtstrata.combine.data import read_dev_corpus
+
+    path = table_path(cache_dir, lp_dir)
+    corpus = read_dev_corpus(lp_dir)
+    table = load_table(path) if path.is_file() else ScoreTable.from_corpus(corpus)
+    if table.systems != list(corpus.systems):
+        table = ScoreTable.from_corpus(corpus)  # data changed: stale cache, start again
+    todo = [s for s in dict.fromkeys(specs) if s not in table.sys_scores]
+    if todo:
+        if callable(on_compute):
+            on_compute(corpus.lp, todo)
+        new, _ = build_table(corpus, todo, annotation)
+        for spec in todo:
+            table.add(spec, new.sys_scores[spec], new.seg_scores[spec], new.higher[spec])
+        save_table(table, path)
+    return table
