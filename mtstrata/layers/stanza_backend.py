@@ -1,0 +1,142 @@
+"""Optional annotator: stanza (Qi et al., 2020, "Stanza: A Python NLP Toolkit for Many Human
+Languages", ACL demos) with English models from a local directory.
+
+Nothing is ever downloaded: the pipeline is built with ``download_method=None`` from the
+directory the user gives (``--stanza-dir``), which must hold stanza's ``resources.json`` and an
+``en/`` model tree (as ``stanza.download("en", model_dir=DIR)`` writes them on a machine with
+network). Install the extra with ``pip install torch==2.13.0`` (the CPU build) then
+``pip install 'mtstrata[stanza]'``.
+
+Conversion to :class:`~mtstrata.segment.Segment` (:func:`to_segment`) works on any stanza
+``Document``, including one read from CoNLL-U without a model: words (multi-word tokens are
+split as stanza splits them, e.g. ``It's`` -> ``It`` ``'s``) give the tokens; ``head`` becomes
+1-based over the whole segment (each sentence's heads shifted by the words before it, 0 stays
+the root), ``deprel`` is stanza's Universal Dependencies label lowercased; ``xpos`` is the PTB
+tag of the English models. Entities come from the tokens' BIOES tags (stanza's own
+``build_ents``) and cover the words of their tokens. Stanza has no chunker: the chunks layer is
+not provided (the plan says so before anything loads).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from mtstrata import lock
+from mtstrata.errors import ModelError
+from mtstrata.segment import Layer, Segment, Span, Token
+
+PROVIDES = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP, Layer.NER})
+LANG = "en"
+HOW_TO_GET = (
+    "On a machine with network access run `python -c \"import stanza; "
+    "stanza.download('en', model_dir='DIR')\"`, copy DIR here and pass --stanza-dir DIR "
+    "(mtstrata never downloads).")
+
+# stanza processors each layer needs (mwt splits contractions before tagging)
+_NEEDS: dict[Layer, tuple[str, ...]] = {
+    Layer.TOKENS: ("tokenize", "mwt"),
+    Layer.POS: ("tokenize", "mwt", "pos"),
+    Layer.LEMMA: ("tokenize", "mwt", "pos", "lemma"),
+    Layer.DEP: ("tokenize", "mwt", "pos", "lemma", "depparse"),
+    Layer.NER: ("tokenize", "mwt", "ner"),
+}
+_ORDER = ("tokenize", "mwt", "pos", "lemma", "depparse", "ner")
+
+
+def processors_for(layers: frozenset[Layer]) -> tuple[str, ...]:
+    """The stanza processors ``layers`` need, in pipeline order."""
+    need = {p for layer in layers for p in _NEEDS.get(layer, ())}
+    return tuple(p for p in _ORDER if p in need)
+
+
+def check_model_dir(model_dir: str | None) -> Path:
+    """The model directory, or a :class:`ModelError` saying how to obtain one."""
+    if not model_dir:
+        raise ModelError("the stanza annotator needs its models in a local directory: pass "
+                         f"--stanza-dir DIR. {HOW_TO_GET}")
+    d = Path(model_dir)
+    if not (d / "resources.json").is_file() or not (d / LANG).is_dir():
+        raise ModelError(f"--stanza-dir {model_dir}: no stanza English models there (expected "
+                         f"{d / 'resources.json'} and {d / LANG}/). {HOW_TO_GET}")
+    return d
+
+
+class StanzaAnnotator:
+    """Annotates texts with stanza models from a local directory."""
+
+    name = "stanza"
+    provides = PROVIDES
+
+    def __init__(self, layers: frozenset[Layer], *, model_dir: str | None,
+                 batch_size: int = 64):
+        self.layers = frozenset(layers) | {Layer.TOKENS}
+        self.dir = check_model_dir(model_dir)  # before importing torch: fail fast
+        version = lock.installed_version("stanza")
+        if version is None:
+            raise ModelError("--annotator stanza needs the optional stanza extra: "
+                             "`pip install torch==2.13.0` (CPU build) then "
+                             "`pip install 'mtstrata[stanza]'`.")
+        self.processors = processors_for(self.layers)
+        self.batch_size = batch_size
+        # the models are the user's: their resources.json identifies them in the signature
+        res = hashlib.sha256((self.dir / "resources.json").read_bytes()).hexdigest()[:12]
+        self.signature = f"stanza-{version}.{LANG}-res{res}.{'+'.join(self.processors)}"
+        self._nlp: Any = None
+
+    def _load(self) -> Any:
+        if self._nlp is None:
+            import stanza
+
+            try:
+                self._nlp = stanza.Pipeline(
+                    lang=LANG, dir=str(self.dir), processors=",".join(self.processors),
+                    download_method=None, logging_level="WARN")
+            except Exception as e:  # stanza raises many types for a broken model tree
+                raise ModelError(f"cannot load the stanza models from {self.dir} "
+                                 f"({type(e).__name__}: {e}). {HOW_TO_GET}") from None
+        return self._nlp
+
+    def annotate(self, texts: Sequence[str]) -> Iterator[Segment]:
+        """Segments of ``texts``, in order (batched through ``bulk_process``)."""
+        nlp = self._load()
+        for i in range(0, len(texts), self.batch_size):
+            chunk = list(texts[i:i + self.batch_size])
+            for text, doc in zip(chunk, nlp.bulk_process(chunk), strict=True):
+                yield to_segment(text, doc, self.layers)
+
+
+def to_segment(text: str, doc: Any, layers: frozenset[Layer]) -> Segment:
+    """Convert a stanza ``Document`` to our :class:`Segment` with ``layers`` filled."""
+    lemma, pos, dep = Layer.LEMMA in layers, Layer.POS in layers, Layer.DEP in layers
+    tokens: list[Token] = []
+    sent_starts: list[int] = []
+    where: dict[int, int] = {}  # id(stanza word) -> 0-based index in the segment
+    for sent in doc.sentences:
+        offset = len(tokens)
+        sent_starts.append(offset)
+        for w in sent.words:
+            where[id(w)] = len(tokens)
+            head = None
+            if dep:
+                head = 0 if not w.head else w.head + offset
+            tokens.append(Token(
+                form=w.text,
+                lemma=w.lemma if lemma else None,
+                upos=w.upos if pos else None,
+                xpos=w.xpos if pos else None,
+                head=head,
+                deprel=(w.deprel or "").lower() if dep else None,
+            ))
+    entities: tuple[Span, ...] = ()
+    if Layer.NER in layers:
+        spans = []
+        for e in doc.build_ents():
+            idx = [where[id(w)] for w in e.words]
+            spans.append(Span(min(idx), max(idx) + 1, e.type))
+        entities = tuple(sorted(spans, key=lambda s: (s.start, s.end)))
+    return Segment(text=text, tokens=tuple(tokens), entities=entities,
+                   sent_starts=tuple(sent_starts) or (0,),
+                   layers=frozenset({Layer.TOKENS} | (layers & PROVIDES)))
