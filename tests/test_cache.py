@@ -29,7 +29,7 @@ def test_round_trip(tmp_path):
 
 
 def test_default_location_under_user_cache(monkeypatch, tmp_path):
-    from mtstrata.layers import cache
+    from mtstrata import cache
 
     monkeypatch.delenv("MTSTRATA_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -94,3 +94,87 @@ def test_killed_writer_leaves_only_complete_rows(tmp_path):
         rows = c.db.execute("SELECT v FROM ann").fetchall()
         for (v,) in rows:
             Segment.from_json(v)  # every row decodes
+
+
+# A fake backend for whole annotation runs (no model): deterministic segments, slow enough to
+# be killed in the middle. Shared by the subprocess below and the checks after it.
+FAKE = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {root!r})
+    import mtstrata.layers as L
+    from mtstrata.segment import Layer, Segment
+
+    class Fake:
+        name, signature = "fake", "fake-1"
+        provides = frozenset({{Layer.TOKENS, Layer.POS}})
+        def __init__(self, layers):
+            self.calls = []
+        def annotate(self, texts):
+            for t in texts:
+                self.calls.append(t)
+                time.sleep({delay})
+                w = t.split()
+                yield Segment.from_words(w, upos=["X"] * len(w), xpos=[t[:3]] * len(w))
+
+    L.BATCH_WRITE = 20
+    made = []
+    def backend(options, layers):
+        made.append(Fake(layers))
+        return made[-1]
+    L._backend = backend
+    TEXTS = [f"sentence number {{i}} of the run" for i in range(300)]
+""")
+
+
+def _run(p, delay: float) -> dict:
+    ns: dict = {}
+    exec(FAKE.format(root=os.getcwd(), delay=delay), ns)
+    from mtstrata.layers import AnnotationOptions
+
+    segs, _ = ns["L"].annotate_texts(ns["TEXTS"], {ns["Layer"].POS},
+                                     AnnotationOptions(cache=str(p), quiet=True))
+    return {"segs": segs, "calls": ns["made"][-1].calls, "texts": ns["TEXTS"]}
+
+
+def test_run_killed_mid_annotation_leaves_a_usable_cache(tmp_path, monkeypatch):
+    import mtstrata.layers as layers_pkg
+
+    monkeypatch.setattr(layers_pkg, "_backend", layers_pkg._backend)  # restored after exec
+    monkeypatch.setattr(layers_pkg, "BATCH_WRITE", layers_pkg.BATCH_WRITE)
+    p = tmp_path / "c.sqlite"
+    code = FAKE.format(root=os.getcwd(), delay=0.002) + textwrap.dedent(f"""
+        from mtstrata.layers import AnnotationOptions
+        class Loud(Fake):
+            def annotate(self, texts):
+                for k, s in enumerate(Fake.annotate(self, texts)):
+                    print(k, flush=True)
+                    yield s
+        L._backend = lambda o, l: Loud(l)
+        L.annotate_texts(TEXTS, {{Layer.POS}}, AnnotationOptions(cache={str(p)!r}, quiet=True))
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    for line in proc.stdout:  # kill once 70 segments are out: 3 batches of 20 written
+        if int(line) >= 70:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    fresh = _run(tmp_path / "fresh.sqlite", 0)
+    again = _run(p, 0)
+    assert again["segs"] == fresh["segs"]  # same annotation as a clean run
+    done = len(fresh["texts"]) - len(again["calls"])
+    assert 60 <= done < 300 and done % 20 == 0  # only whole batches survived, and were used
+    assert again["calls"] == fresh["texts"][done:]
+
+
+@pytest.mark.parametrize("content", [b"garbage" * 100, b"SQLite format 3\0" + b"\xff" * 5000])
+def test_garbage_cache_gives_the_same_segments(tmp_path, monkeypatch, content):
+    import mtstrata.layers as layers_pkg
+
+    monkeypatch.setattr(layers_pkg, "_backend", layers_pkg._backend)
+    monkeypatch.setattr(layers_pkg, "BATCH_WRITE", layers_pkg.BATCH_WRITE)
+    p = tmp_path / "c.sqlite"
+    p.write_bytes(content)
+    with pytest.warns(CacheWarning, match="unusable"):
+        got = _run(p, 0)
+    assert got["segs"] == _run(tmp_path / "fresh.sqlite", 0)["segs"]
+    assert _run(p, 0)["calls"] == []  # the rebuilt cache now serves every text
