@@ -24,8 +24,13 @@ class FakeBackend:
     def __init__(self, layers: frozenset[Layer]):
         self.layers = layers
         self.calls: list[str] = []
+        self.loaded = False
 
     def annotate(self, texts: Sequence[str]) -> Iterator[Segment]:
+        self.loaded = True  # a real backend loads its model here
+        return self._gen(texts)
+
+    def _gen(self, texts: Sequence[str]) -> Iterator[Segment]:
         for t in texts:
             self.calls.append(t)
             w = t.split()
@@ -91,7 +96,7 @@ def test_srl_runs_labeller_over_dep_layer(monkeypatch, fake, tmp_path):
     assert segs["a b c"].frames == (Frame(0, (Span(1, 3, "A1"),)),)
     assert Layer.SRL in segs["x"].layers and segs["x"].frames == ()  # declared even if empty
     again, _ = annotate_texts(["a b c"], {Layer.SRL}, opts)
-    assert again == {"a b c": segs["a b c"]} and fake[1].calls == []  # from the cache
+    assert again == {"a b c": segs["a b c"]} and not fake[1].loaded  # cache only, no model
 
 
 def test_srl_missing_labeller_is_a_clear_error(monkeypatch, fake):
@@ -117,3 +122,18 @@ def test_no_cache_annotates_every_run(fake):
     annotate_texts(["a b"], {Layer.POS}, opts)
     annotate_texts(["a b"], {Layer.POS}, opts)
     assert fake[0].calls == fake[1].calls == ["a b"]
+
+
+def test_annotate_command_warms_the_cache(fake, tmp_path, capsys):
+    from mtstrata import cli
+
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("the cat sat\nthe dog ran\n", encoding="utf-8")
+    hyp.write_text("the cat sat\na dog ran\n", encoding="utf-8")
+    cache = str(tmp_path / "c.sqlite")
+    assert cli.main(["annotate", "-i", str(ref), str(hyp), "-l", "pos", "--cache", cache]) == 0
+    assert sorted(fake[0].calls) == ["a dog ran", "the cat sat", "the dog ran"]
+    assert "3 distinct segments, 0 from the cache, 3 annotated" in capsys.readouterr().err
+    segs, _ = annotate_texts(["a dog ran", "the cat sat"], {Layer.POS},
+                             AnnotationOptions(cache=cache, quiet=True))
+    assert not fake[1].loaded and segs["a dog ran"].words == ["a", "dog", "ran"]

@@ -91,7 +91,8 @@ def annotate_texts(
 
             bar = tqdm(total=len(todo), unit="seg", desc="annotating", file=sys.stderr)
         batch: list[Segment] = []
-        for seg in backend.annotate(todo):
+        # no texts left: never load the model (a warm run costs only the cache lookup)
+        for seg in (backend.annotate(todo) if todo else ()):
             if labeller is not None:
                 seg = add_frames(seg, labeller)
             out[seg.text] = seg
