@@ -1,0 +1,124 @@
+"""Annotation throughput: mtstrata (cold and warm cache) against bare spaCy ``nlp.pipe``.
+
+Reads every text of a WMT language pair (the reference and all system outputs; by default
+../shared/data/wmt17_toen_da/de-en, read in place, never copied), counts the distinct texts,
+then in one run:
+
+1. bare spaCy: ``spacy.load`` of the pinned model with only the components the layers need,
+   ``nlp.pipe`` over the distinct texts (docs consumed, nothing converted or stored);
+2. mtstrata cold: ``annotate_texts`` over all texts with an empty cache (dedup, conversion to
+   Segment, JSON, sqlite writes included);
+3. mtstrata warm: the same call again, every text from the cache.
+
+An untimed warm-up (spaCy import, 200 texts) comes first; model loading is inside the timed
+region of 1 and 2 alike. Bars (issue 3): cold throughput
+>= 0.9 x bare; warm >= 20 x faster than cold; peak RSS < 1.5 GB. Prints every figure.
+
+Usage: python benchmarks/bench_annotate.py [--data DIR] [--limit N] [--layers ...] [--jobs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mtstrata.layers import AnnotationOptions, annotate_texts, plan
+from mtstrata.layers.spacy_backend import MODEL, components_for
+from mtstrata.segment import Layer
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
+
+
+def read_texts(data: Path, limit: int | None) -> tuple[list[str], int]:
+    """All reference and system texts (first ``limit`` lines of each file) and the file count."""
+    files = [data / "ref.txt", *sorted((data / "sys").glob("*.txt"))]
+    texts: list[str] = []
+    for f in files:
+        lines = f.read_text(encoding="utf-8").splitlines()
+        texts.extend(lines[:limit] if limit else lines)
+    return texts, len(files)
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far (Linux reports ru_maxrss in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def bare_spacy(texts: list[str], components: tuple[str, ...], jobs: int) -> float:
+    """Seconds for spacy.load + nlp.pipe over ``texts`` with only ``components`` enabled."""
+    import spacy
+
+    t0 = time.perf_counter()
+    nlp = spacy.load(MODEL)
+    for c in list(nlp.pipe_names):
+        if c not in components:
+            nlp.disable_pipe(c)
+    kw = {"batch_size": 256, **({"n_process": jobs} if jobs > 1 else {})}
+    n = 0
+    for doc in nlp.pipe(texts, **kw):
+        n += len(doc)
+    secs = time.perf_counter() - t0
+    del nlp
+    gc.collect()
+    return secs
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--limit", type=int, help="first N lines of each file (a small slice)")
+    ap.add_argument("--layers", nargs="+", default=["tokens", "lemma", "pos", "dep", "ner",
+                                                    "chunks"])
+    ap.add_argument("--jobs", type=int, default=1)
+    a = ap.parse_args()
+    layers = {Layer(x) for x in a.layers}
+    texts, nfiles = read_texts(a.data, a.limit)
+    distinct = list(dict.fromkeys(texts))
+    components = components_for(plan(layers, "spacy").backend_layers)
+    print(f"data: {a.data} ({nfiles} files: reference + {nfiles - 1} systems)")
+    print(f"texts: {len(texts)}, distinct: {len(distinct)}, words (distinct, whitespace): "
+          f"{sum(len(t.split()) for t in distinct)}")
+    print(f"layers: {' '.join(sorted(x.value for x in layers))}; spaCy components: "
+          f"{'+'.join(components)}; jobs: {a.jobs}")
+
+    # untimed warm-up: the spaCy import and the first read of the model files (OS cache) would
+    # otherwise be charged to whichever run goes first
+    bare_spacy(distinct[:200], components, 1)
+    bare = bare_spacy(distinct, components, a.jobs)
+    print(f"bare spaCy nlp.pipe : {bare:8.1f} s  {len(distinct) / bare:8.1f} texts/s")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        opts = AnnotationOptions(cache=str(Path(tmp) / "bench.sqlite"), jobs=a.jobs, quiet=True)
+        t0 = time.perf_counter()
+        cold_segs, sig = annotate_texts(texts, layers, opts)
+        cold = time.perf_counter() - t0
+        print(f"mtstrata cold cache : {cold:8.1f} s  {len(distinct) / cold:8.1f} texts/s")
+        del cold_segs
+        gc.collect()
+        t0 = time.perf_counter()
+        warm_segs, sig2 = annotate_texts(texts, layers, opts)
+        warm = time.perf_counter() - t0
+        assert sig == sig2 and len(warm_segs) == len(distinct)
+        print(f"mtstrata warm cache : {warm:8.1f} s  {len(distinct) / warm:8.1f} texts/s")
+        size = (Path(tmp) / "bench.sqlite").stat().st_size / 2**20
+    peak = peak_rss_mb()
+    ratio, speedup = bare / cold, cold / warm
+    print(f"annotator signature : {sig}")
+    print(f"cache file          : {size:.1f} MiB")
+    print(f"cold / bare throughput: {ratio:.3f}  (bar >= 0.9: "
+          f"{'PASS' if ratio >= 0.9 else 'FAIL'})")
+    print(f"warm speed-up vs cold : {speedup:.1f}x  (bar >= 20x: "
+          f"{'PASS' if speedup >= 20 else 'FAIL'})")
+    print(f"peak RSS (this process): {peak:.0f} MiB  (bar < 1536 MiB: "
+          f"{'PASS' if peak < 1536 else 'FAIL'})"
+          + ("" if a.jobs == 1 else "  [worker processes not included]"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
