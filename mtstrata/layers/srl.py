@@ -1,0 +1,466 @@
+"""Rule-based PropBank-style semantic roles over the dependency layer.
+
+No semantic-role labeller with installable weights exists here (see MODELS.md), so the SRL layer
+is derived from the dependency parse (ClearNLP labels, as spaCy's English models emit them) with
+hand-written PropBank rules, in the spirit of the deterministic baselines of the CoNLL-2005
+shared task (Carreras & Marquez 2005) and of the role inventory of PropBank (Palmer et al. 2005):
+
+* **predicates**: tokens tagged ``VERB`` (PTB ``VB*``) that are not auxiliaries. The copula
+  *be* (tagged ``AUX`` by spaCy) is **not** a predicate: its subject and complement are left
+  unlabelled (our convention, followed by the gold set). Prenominal participles (``amod``) are not
+  predicates either; post-nominal ones (``acl``, reduced relatives) are.
+* **numbered arguments**: ``nsubj``/``csubj`` -> A0 (A1 for unaccusative verbs such as *rise*,
+  *fall*, *die*, *happen*, and for linking verbs such as *become*, *remain*, *seem*);
+  ``nsubjpass``/``csubjpass`` -> A1 (A2 when the passive verb keeps a direct object, as in *was
+  given a book*); ``agent`` (the *by* phrase) -> A0; ``dobj``/``ccomp``/``xcomp`` -> A1;
+  ``dative`` (NP or *to* PP) and ``attr``/``acomp``/``oprd`` -> A2. Verbs of changing value
+  (*rise*, *fall*, *increase*, ...) follow their PropBank frames: amount -> A2, *from* -> A3,
+  *to* -> A4.
+* **modifiers**: ``neg`` -> AM-NEG; a modal auxiliary (``MD``) -> AM-MOD; adverbs, noun-phrase
+  adverbials, prepositional phrases and adverbial clauses are typed by small word lists
+  (temporal nouns and prepositions -> AM-TMP, places -> AM-LOC, *because* -> AM-CAU, purpose
+  *to*/*so that* -> AM-PNC, degree adverbs -> AM-EXT, connectives -> AM-DIS, directions ->
+  AM-DIR, *-ly* adverbs and *with* phrases -> AM-MNR, the rest -> AM-ADV).
+* **shared and controlled subjects**: a conjoined verb without a subject takes its first
+  conjunct's subject; an ``xcomp`` verb without a subject takes its governor's object, else its
+  subject (control); a relative clause's antecedent takes the role of the relative pronoun, and a
+  reduced relative's head noun is A1 (past participle) or A0 (present participle).
+
+An argument is the contiguous span of the argument head's subtree (for a PP the whole PP with its
+preposition, as PropBank does), with edge punctuation trimmed. C-/R- prefixes are not produced.
+Quality on the hand-labelled gold set (tests/data/srl_gold.txt) is measured by
+benchmarks/bench_srl.py; these rules are the baseline a learned labeller must beat.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from mtstrata.errors import InputError, MissingLayerError
+from mtstrata.segment import Frame, Layer, Segment, Span
+
+#: Goes into annotator signatures: bump it whenever a rule changes a label.
+SRL_VERSION = "rules-1"
+
+# ----------------------------------------------------------------------------- word lists
+def _ws(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+UNACCUSATIVE = _ws(
+    "rise fall increase decrease drop decline grow climb jump gain slip plunge surge tumble soar "
+    "sink shrink edge rebound recover resume die arrive happen occur begin start end open close "
+    "break collapse emerge exist vanish disappear fail come go remain stay expire continue")
+LINKING = _ws("become remain seem appear stay prove turn get grow look sound")
+VALUE_VERBS = _ws(
+    "rise fall increase decrease drop decline grow climb jump gain slip plunge surge tumble soar "
+    "sink shrink edge rebound recover")
+TEMPORAL_NOUNS = _ws(
+    "today yesterday tomorrow tonight now time times day days week weeks weekend month months year "
+    "years decade decades century morning afternoon evening night hour hours minute minutes "
+    "season quarter period moment era age date future past spring summer autumn fall winter "
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may "
+    "june july august september october november december noon midnight dawn ago")
+TEMPORAL_PREPS = _ws("during since until till after before throughout")
+LOCATIVE_PREPS = _ws(
+    "in at near across inside outside around within along beside behind under over between among "
+    "on throughout beyond below above")
+DIRECTION_PREPS = _ws("to into onto toward towards from through out up down")
+TEMPORAL_ADVS = _ws(
+    "now then today yesterday tomorrow tonight recently soon already still again later earlier "
+    "ago currently once twice lately previously eventually finally yet meanwhile immediately "
+    "always often sometimes usually rarely frequently early late before afterwards afterward "
+    "initially instantly annually daily weekly monthly when whenever")
+LOCATIVE_ADVS = _ws(
+    "here there abroad nationwide locally everywhere elsewhere overseas home worldwide "
+    "somewhere anywhere where")
+DIRECTION_ADVS = _ws(
+    "up down away back out forward ahead north south east west upward downward outward "
+    "inward")
+DEGREE_ADVS = _ws(
+    "almost nearly slightly largely partly partially fully completely entirely barely hardly "
+    "mostly much greatly somewhat significantly substantially considerably roughly about "
+    "approximately more less least most enough too so very")
+DISCOURSE_ADVS = _ws(
+    "however therefore thus also too moreover furthermore nevertheless nonetheless instead "
+    "indeed besides hence consequently accordingly otherwise but and so though "
+    "still")
+NEG_WORDS = _ws("not n't never no")
+CAUSE_MARKS = _ws("because since as")
+TEMPORAL_MARKS = _ws("when while after before until till once whenever as")
+CONCESSIVE_MARKS = _ws("although though if unless whether whereas despite")
+SUBJECTS = ("nsubj", "csubj")
+PASSIVE_SUBJECTS = ("nsubjpass", "csubjpass")
+RELATIVE_PRONOUNS = _ws("that which who whom whose")
+
+
+class _Tree:
+    """Children lists and subtree extents of a segment's dependency forest (0-based)."""
+
+    def __init__(self, seg: Segment):
+        self.toks = seg.tokens
+        self.kids: list[list[int]] = [[] for _ in seg.tokens]
+        for i, t in enumerate(seg.tokens):
+            if t.head:  # 1-based head; 0 is a root
+                self.kids[t.head - 1].append(i)
+        self._ext: dict[int, tuple[int, int]] = {}
+
+    def extent(self, i: int) -> tuple[int, int]:
+        """The ``[start, end)`` range covering the subtree of ``i``."""
+        if i not in self._ext:
+            lo, hi, todo = i, i, [i]
+            while todo:
+                k = todo.pop()
+                lo, hi = min(lo, k), max(hi, k)
+                todo.extend(self.kids[k])
+            self._ext[i] = (lo, hi + 1)
+        return self._ext[i]
+
+    def span(self, i: int, label: str, without: int | None = None) -> Span:
+        """``label`` over the subtree of ``i`` (minus the branch of ``without``), trimmed."""
+        lo, hi = self.extent(i)
+        if without is not None:
+            wlo, whi = self.extent(without)
+            if wlo > i:
+                hi = min(hi, wlo)
+            else:
+                lo = max(lo, whi)
+        while hi - lo > 1 and self.toks[lo].upos == "PUNCT":
+            lo += 1
+        while hi - lo > 1 and self.toks[hi - 1].upos == "PUNCT":
+            hi -= 1
+        return Span(lo, hi, label)
+
+    def dep(self, i: int) -> str:
+        return (self.toks[i].deprel or "").lower()
+
+    def low(self, i: int) -> str:
+        t = self.toks[i]
+        return (t.lemma or t.form).lower()
+
+    def first(self, i: int, *deps: str) -> int | None:
+        return next((k for k in self.kids[i] if self.dep(k) in deps), None)
+
+
+def is_predicate(seg: Segment, i: int) -> bool:
+    """Whether token ``i`` heads a frame (a non-auxiliary verb; see the module docstring)."""
+    t = seg.tokens[i]
+    dep = (t.deprel or "").lower()
+    if dep in ("aux", "auxpass", "amod"):
+        return False
+    if t.upos is not None:
+        return t.upos == "VERB"
+    return bool(t.xpos and t.xpos.startswith("VB"))
+
+
+def _is_temporal(tree: _Tree, i: int) -> bool:
+    """Whether the phrase headed by ``i`` names a time (a temporal noun, a year, a date)."""
+    lo, hi = tree.extent(i)
+    for k in range(lo, hi):
+        w = tree.toks[k].form.lower()
+        if w in TEMPORAL_NOUNS:
+            return True
+        if w.isdigit() and len(w) == 4 and 1000 <= int(w) <= 2199:  # a year
+            return True
+    return False
+
+
+def _has_number(tree: _Tree, i: int) -> bool:
+    lo, hi = tree.extent(i)
+    return any(tree.toks[k].upos == "NUM" or tree.toks[k].form in ("%", "percent")
+               for k in range(lo, hi))
+
+
+def _adverb_role(tree: _Tree, i: int) -> str:
+    w = tree.toks[i].form.lower()
+    if w in NEG_WORDS:
+        return "AM-NEG"
+    if w in TEMPORAL_ADVS:
+        return "AM-TMP"
+    if w in LOCATIVE_ADVS:
+        return "AM-LOC"
+    if w in DIRECTION_ADVS:
+        return "AM-DIR"
+    if w in DISCOURSE_ADVS:
+        return "AM-DIS"
+    if w in DEGREE_ADVS:
+        return "AM-EXT"
+    if w in ("how",):
+        return "AM-MNR"
+    if w in ("why",):
+        return "AM-CAU"
+    if w.endswith("ly"):
+        return "AM-MNR"
+    return "AM-ADV"
+
+
+def _prep_role(tree: _Tree, pred: int, p: int, has_obj: bool) -> str:
+    """The role of the PP headed by preposition ``p`` under predicate ``pred``."""
+    word = tree.toks[p].form.lower()
+    obj = tree.first(p, "pobj", "pcomp")
+    nxt = tree.first(p, "prep", "pobj", "pcomp", "amod")
+    two = f"{word} {tree.toks[nxt].form.lower()}" if nxt is not None else word
+    if two in ("because of", "due to", "thanks to") or word == "amid":
+        return "AM-CAU"
+    if tree.low(pred) in VALUE_VERBS:
+        if word == "by":
+            return "A2"
+        if word == "from":
+            return "A3"
+        if word == "to":
+            return "A4"
+    temporal = obj is not None and _is_temporal(tree, obj)
+    if word in TEMPORAL_PREPS or (temporal and word in ("in", "on", "at", "by", "for", "within",
+                                                        "over", "from", "to")):
+        return "AM-TMP"
+    if word in ("despite", "although", "like", "unlike", "as", "regardless"):
+        return "AM-ADV"
+    if word in ("with", "without", "through", "via"):
+        return "AM-MNR"
+    if word == "by":
+        return "AM-EXT" if obj is not None and _has_number(tree, obj) else "AM-MNR"
+    if word in ("about", "against", "of"):
+        return "A2" if has_obj else "A1"
+    if word in LOCATIVE_PREPS:
+        return "AM-LOC"
+    if word in DIRECTION_PREPS:
+        return "AM-DIR"
+    if word == "for":
+        return "AM-PNC"
+    return "AM-ADV"
+
+
+def _clause_role(tree: _Tree, c: int) -> str:
+    """The role of an adverbial clause headed by ``c`` (typed by its marker)."""
+    mark = tree.first(c, "mark", "advmod")
+    word = tree.toks[mark].form.lower() if mark is not None else ""
+    if word in ("because",):
+        return "AM-CAU"
+    if word == "so" or word == "in":
+        return "AM-PNC"
+    if word in TEMPORAL_MARKS:
+        return "AM-TMP"
+    if word in ("where",):
+        return "AM-LOC"
+    if word in CAUSE_MARKS:
+        return "AM-CAU"
+    if word in CONCESSIVE_MARKS:
+        return "AM-ADV"
+    to = tree.first(c, "aux")
+    if mark is None and to is not None and tree.toks[to].form.lower() == "to":
+        return "AM-PNC"  # (in order) to-infinitive of purpose
+    return "AM-ADV"
+
+
+def _subject(tree: _Tree, v: int) -> int | None:
+    return tree.first(v, *SUBJECTS, *PASSIVE_SUBJECTS, "expl")
+
+
+def _is_passive(tree: _Tree, v: int) -> bool:
+    return any(tree.dep(k) in ("auxpass", "nsubjpass", "csubjpass") for k in tree.kids[v])
+
+
+def _frame(tree: _Tree, v: int) -> Frame:
+    lemma = tree.low(v)
+    passive = _is_passive(tree, v)
+    has_dobj = tree.first(v, "dobj") is not None
+    subj_role = "A1" if (lemma in UNACCUSATIVE and not has_dobj) or lemma in LINKING else "A0"
+    args: list[Span] = []
+    for c in tree.kids[v]:
+        dep = tree.dep(c)
+        role: str | None = None
+        if dep in SUBJECTS:
+            role = subj_role
+        elif dep in PASSIVE_SUBJECTS:
+            role = "A2" if has_dobj else "A1"
+        elif dep == "agent":
+            role = "A0"
+        elif dep == "dobj":
+            role = "A2" if lemma in VALUE_VERBS and _has_number(tree, c) else "A1"
+        elif dep in ("ccomp", "xcomp"):
+            role = "A2" if lemma in LINKING else "A1"
+        elif dep in ("dative", "attr", "acomp", "oprd"):
+            role = "A2"
+        elif dep == "neg":
+            role = "AM-NEG"
+        elif dep == "aux" and tree.toks[c].xpos == "MD":
+            role = "AM-MOD"
+        elif dep == "advmod":
+            if not (tree.toks[c].xpos == "WRB" and tree.dep(v) == "advcl"):
+                role = _adverb_role(tree, c)  # a clause's "when" is its marker, no argument
+        elif dep == "npadvmod":
+            if _is_temporal(tree, c):
+                role = "AM-TMP"
+            elif lemma in VALUE_VERBS and _has_number(tree, c):
+                role = "A2"
+            else:
+                role = "AM-EXT" if _has_number(tree, c) else "AM-ADV"
+        elif dep == "prep":
+            role = _prep_role(tree, v, c, has_dobj)
+        elif dep == "advcl":
+            role = _clause_role(tree, c)
+        elif dep == "cc" and c < v and tree.extent(v)[0] == c:
+            role = "AM-DIS"  # sentence-initial "But", "And"
+        if role is not None:
+            args.append(tree.span(c, role))
+    args.extend(_inherited(tree, v, passive, subj_role))
+    return Frame(v, tuple(sorted(args, key=lambda s: (s.start, s.end, s.label))))
+
+
+def _inherited(tree: _Tree, v: int, passive: bool, subj_role: str) -> list[Span]:
+    """Arguments from outside the verb's subtree: shared, controlled and relativised ones."""
+    dep = tree.dep(v)
+    head = tree.toks[v].head
+    if not head:
+        return []
+    h = head - 1
+    if dep in ("conj", "xcomp") and _subject(tree, v) is None:
+        if dep == "xcomp":
+            ctrl = tree.first(h, "dobj")
+            if ctrl is None:
+                ctrl = tree.first(h, *SUBJECTS, *PASSIVE_SUBJECTS)
+        else:
+            ctrl = _subject(tree, h)
+            if ctrl is None and tree.dep(h) in ("relcl", "acl"):
+                return _inherited(tree, h, passive, subj_role)
+        if ctrl is not None:
+            return [tree.span(ctrl, "A1" if passive else subj_role)]
+        return []
+    if dep == "relcl":
+        rel = next((k for k in tree.kids[v] if tree.toks[k].form.lower() in RELATIVE_PRONOUNS
+                    and tree.dep(k) in (*SUBJECTS, *PASSIVE_SUBJECTS, "dobj")), None)
+        if rel is None:
+            role = "A1"  # "the car he bought": the gap is the object
+            if _subject(tree, v) is None:
+                role = "A1" if passive else subj_role
+        else:
+            rdep = tree.dep(rel)
+            role = ("A1" if rdep in PASSIVE_SUBJECTS or rdep == "dobj" else subj_role)
+        return [tree.span(h, role, without=v)]
+    if dep == "acl" and tree.toks[v].xpos in ("VBN", "VBG"):
+        role = "A1" if tree.toks[v].xpos == "VBN" else subj_role
+        return [tree.span(h, role, without=v)]
+    return []
+
+
+def label_frames(seg: Segment) -> tuple[Frame, ...]:
+    """PropBank-style frames of ``seg``, one per predicate, in token order.
+
+    Args:
+        seg: A segment with the tokens, lemma, POS and dependency layers.
+
+    Returns:
+        One :class:`~mtstrata.segment.Frame` per predicate (possibly with no argument).
+
+    Raises:
+        MissingLayerError: ``seg`` lacks the dependency layer.
+    """
+    if not seg.tokens:
+        return ()
+    if Layer.DEP not in seg.layers and any(t.head is None for t in seg.tokens):
+        raise MissingLayerError(
+            "semantic roles are derived from the dependency layer, which this segment lacks "
+            f"({seg.text[:60]!r}); annotate with an annotator that provides dep (spacy, stanza).")
+    tree = _Tree(seg)
+    return tuple(_frame(tree, i) for i in range(len(seg.tokens)) if is_predicate(seg, i))
+
+
+class RuleSRL:
+    """The rule labeller behind the Annotator protocol, so a learned labeller can replace it."""
+
+    name = "srl-rules"
+    provides = frozenset({Layer.SRL})
+    requires = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP})
+
+    def signature(self) -> str:
+        """The labeller's part of an annotator signature."""
+        return f"srl-{SRL_VERSION}"
+
+    def annotate(self, segments: Iterable[Segment]) -> list[Segment]:
+        """New segments with ``frames`` filled and :attr:`Layer.SRL` declared."""
+        return [dataclasses.replace(s, frames=label_frames(s), layers=s.layers | {Layer.SRL})
+                for s in segments]
+
+
+# ----------------------------------------------------------------------------- gold files
+@dataclasses.dataclass(frozen=True)
+class GoldSentence:
+    """A hand-labelled sentence: its tokens and its frames (predicate + argument spans)."""
+
+    tokens: tuple[str, ...]
+    frames: tuple[Frame, ...]
+    line: int
+
+
+def parse_bracketed(line: str, tokens: Sequence[str], path: str, lineno: int) -> Frame:
+    """One predicate's line ``[A0 The board] [V approved] [A1 the plan] .`` -> a Frame.
+
+    The words outside and inside the brackets must spell ``tokens`` exactly, in order.
+    """
+    out: list[Span] = []
+    pred: int | None = None
+    words, k, label, start = line.split(), 0, None, 0
+    for w in words:
+        if w.startswith("[") and len(w) > 1:
+            if label is not None:
+                raise InputError("nested '[' in a predicate line.", path, lineno)
+            label, start = w[1:], k
+            continue
+        close = w.endswith("]") and label is not None
+        if close:
+            w = w[:-1]
+        if w:
+            if k >= len(tokens) or tokens[k] != w:
+                raise InputError(f"word {w!r} at position {k} does not match the sentence "
+                                 f"tokens ({' '.join(tokens)!r}); copy the sentence line "
+                                 "exactly and add brackets.", path, lineno)
+            k += 1
+        if close:
+            if label == "V":
+                if k - start != 1:
+                    raise InputError("[V ...] must hold exactly one token.", path, lineno)
+                pred = start
+            else:
+                out.append(Span(start, k, label))
+            label = None
+    if label is not None or k != len(tokens):
+        raise InputError("unclosed bracket or missing words in a predicate line.", path, lineno)
+    if pred is None:
+        raise InputError("a predicate line needs one [V verb].", path, lineno)
+    return Frame(pred, tuple(sorted(out, key=lambda s: (s.start, s.end, s.label))))
+
+
+def read_gold(path: str | Path) -> list[GoldSentence]:
+    """Read a gold file (format documented at the top of tests/data/srl_gold.txt).
+
+    Blocks are separated by blank lines; ``#`` lines are comments. A block's first line is the
+    sentence as space-separated tokens; every further line is one predicate with its arguments
+    in brackets. A block with no predicate line has no frame.
+    """
+    p = str(path)
+    out: list[GoldSentence] = []
+    block: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        if block:
+            (n0, sent), rest = block[0], block[1:]
+            toks = tuple(sent.split())
+            frames = tuple(parse_bracketed(s, toks, p, n) for n, s in rest)
+            if len({f.predicate for f in frames}) != len(frames):
+                raise InputError("the same predicate is labelled twice.", p, n0)
+            out.append(GoldSentence(toks, frames, n0))
+            block.clear()
+
+    with open(p, encoding="utf-8") as fh:
+        for n, raw in enumerate(fh, 1):
+            s = raw.strip()
+            if s.startswith("#"):
+                continue
+            if not s:
+                flush()
+            else:
+                block.append((n, s))
+    flush()
+    return out

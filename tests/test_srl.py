@@ -1,0 +1,124 @@
+"""Rule tests of the dependency-based semantic-role labeller (hand-built parses, no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mtstrata.errors import InputError, MissingLayerError
+from mtstrata.layers import base
+from mtstrata.layers.srl import SRL_VERSION, RuleSRL, label_frames, parse_bracketed
+from mtstrata.segment import Layer, Segment
+
+
+def parse(spec: str) -> Segment:
+    """``form/lemma/upos/xpos/head/deprel`` items separated by spaces (heads 1-based)."""
+    items = [tok.split("/") for tok in spec.split()]
+    return Segment.from_words(
+        [i[0] for i in items], lemmas=[i[1] for i in items], upos=[i[2] for i in items],
+        xpos=[i[3] for i in items], heads=[int(i[4]) for i in items],
+        deprels=[i[5] for i in items])
+
+
+def roles(seg: Segment) -> dict[str, list[tuple[str, str]]]:
+    """{predicate form: [(role, argument text), ...]} in span order."""
+    w = seg.words
+    return {w[f.predicate]: [(a.label, " ".join(w[a.start:a.end])) for a in f.args]
+            for f in label_frames(seg)}
+
+
+CASES = [
+    (  # active transitive with a temporal PP
+        "The/the/DET/DT/2/det board/board/NOUN/NN/3/nsubj approved/approve/VERB/VBD/0/root "
+        "the/the/DET/DT/5/det plan/plan/NOUN/NN/3/dobj on/on/ADP/IN/3/prep "
+        "Monday/Monday/PROPN/NNP/6/pobj ././PUNCT/./3/punct",
+        {"approved": [("A0", "The board"), ("A1", "the plan"), ("AM-TMP", "on Monday")]}),
+    (  # passive with a by-agent and a locative PP
+        "The/the/DET/DT/2/det law/law/NOUN/NN/4/nsubjpass was/be/AUX/VBD/4/auxpass "
+        "passed/pass/VERB/VBN/0/root by/by/ADP/IN/4/agent parliament/parliament/NOUN/NN/5/pobj "
+        "in/in/ADP/IN/4/prep Berlin/Berlin/PROPN/NNP/7/pobj",
+        {"passed": [("A1", "The law"), ("A0", "by parliament"), ("AM-LOC", "in Berlin")]}),
+    (  # ditransitive (dative NP)
+        "She/she/PRON/PRP/2/nsubj gave/give/VERB/VBD/0/root the/the/DET/DT/4/det "
+        "workers/worker/NOUN/NNS/2/dative a/a/DET/DT/6/det bonus/bonus/NOUN/NN/2/dobj",
+        {"gave": [("A0", "She"), ("A2", "the workers"), ("A1", "a bonus")]}),
+    (  # ditransitive with a "to" dative PP
+        "She/she/PRON/PRP/2/nsubj sent/send/VERB/VBD/0/root letters/letter/NOUN/NNS/2/dobj "
+        "to/to/ADP/IN/2/dative voters/voter/NOUN/NNS/4/pobj",
+        {"sent": [("A0", "She"), ("A1", "letters"), ("A2", "to voters")]}),
+    (  # negation, modal, control (xcomp subject) and a temporal adverb
+        "He/he/PRON/PRP/4/nsubj will/will/AUX/MD/4/aux not/not/PART/RB/4/neg "
+        "try/try/VERB/VB/0/root to/to/PART/TO/6/aux leave/leave/VERB/VB/4/xcomp "
+        "soon/soon/ADV/RB/4/advmod",
+        {"try": [("A0", "He"), ("AM-MOD", "will"), ("AM-NEG", "not"), ("A1", "to leave"),
+                 ("AM-TMP", "soon")],
+         "leave": [("A0", "He")]}),
+    (  # reported speech: ccomp -> A1; unaccusative subject -> A1; causal clause
+        "Officials/official/NOUN/NNS/2/nsubj said/say/VERB/VBD/0/root "
+        "prices/price/NOUN/NNS/4/nsubj fell/fall/VERB/VBD/2/ccomp because/because/SCONJ/IN/7/mark "
+        "demand/demand/NOUN/NN/7/nsubj weakened/weaken/VERB/VBD/4/advcl",
+        {"said": [("A0", "Officials"), ("A1", "prices fell because demand weakened")],
+         "fell": [("A1", "prices"), ("AM-CAU", "because demand weakened")],
+         "weakened": [("A0", "demand")]}),
+    (  # temporal clause and shared subject of a conjoined verb; copula is no predicate
+        "When/when/SCONJ/WRB/3/advmod talks/talk/NOUN/NNS/3/nsubj ended/end/VERB/VBD/6/advcl "
+        ",/,/PUNCT/,/6/punct they/they/PRON/PRP/6/nsubj left/leave/VERB/VBD/0/root "
+        "and/and/CCONJ/CC/6/cc were/be/AUX/VBD/6/conj happy/happy/ADJ/JJ/8/acomp",
+        {"ended": [("A1", "talks")],
+         "left": [("AM-TMP", "When talks ended"), ("A0", "they")]}),
+    (  # value verb: amount, start and end points
+        "Sales/sale/NOUN/NNS/2/nsubj rose/rise/VERB/VBD/0/root 5/5/NUM/CD/4/nummod "
+        "percent/percent/NOUN/NN/2/npadvmod from/from/ADP/IN/2/prep May/May/PROPN/NNP/5/pobj "
+        "to/to/ADP/IN/2/prep June/June/PROPN/NNP/7/pobj",
+        {"rose": [("A1", "Sales"), ("A2", "5 percent"), ("A3", "from May"), ("A4", "to June")]}),
+    (  # relative clause: antecedent gets the relative pronoun's role; reduced relative -> A1
+        "The/the/DET/DT/2/det firm/firm/NOUN/NN/0/root that/that/PRON/WDT/4/nsubj "
+        "makes/make/VERB/VBZ/2/relcl cars/car/NOUN/NNS/4/dobj built/build/VERB/VBN/5/acl "
+        "abroad/abroad/ADV/RB/6/advmod",
+        {"makes": [("A0", "The firm"), ("A0", "that"), ("A1", "cars built abroad")],
+         "built": [("A1", "cars"), ("AM-LOC", "abroad")]}),
+    (  # discourse adverb, manner -ly adverb, purpose infinitive
+        "However/however/ADV/RB/4/advmod ,/,/PUNCT/,/4/punct they/they/PRON/PRP/4/nsubj "
+        "acted/act/VERB/VBD/0/root quickly/quickly/ADV/RB/4/advmod to/to/PART/TO/7/aux "
+        "avoid/avoid/VERB/VB/4/advcl losses/loss/NOUN/NNS/7/dobj",
+        {"acted": [("AM-DIS", "However"), ("A0", "they"), ("AM-MNR", "quickly"),
+                   ("AM-PNC", "to avoid losses")],
+         "avoid": [("A1", "losses")]}),
+]
+
+
+@pytest.mark.parametrize(("spec", "expected"), CASES)
+def test_rules(spec: str, expected: dict[str, list[tuple[str, str]]]) -> None:
+    assert roles(parse(spec)) == expected
+
+
+def test_passive_ditransitive_subject_is_a2() -> None:
+    seg = parse("He/he/PRON/PRP/3/nsubjpass was/be/AUX/VBD/3/auxpass given/give/VERB/VBN/0/root "
+                "a/a/DET/DT/5/det medal/medal/NOUN/NN/3/dobj")
+    assert roles(seg) == {"given": [("A2", "He"), ("A1", "a medal")]}
+
+
+def test_no_dependency_layer_is_a_clear_error() -> None:
+    with pytest.raises(MissingLayerError, match="dependency layer"):
+        label_frames(Segment.from_words("Prices rose ."))
+
+
+def test_rule_srl_annotator_and_plan_hook() -> None:
+    seg = parse(CASES[0][0])
+    (out,) = RuleSRL().annotate([seg])
+    assert Layer.SRL in out.layers and out.frames == label_frames(seg)
+    assert RuleSRL().signature() == f"srl-{SRL_VERSION}"
+    assert RuleSRL.requires == base.SRL_NEEDS
+    added = base.add_frames(seg, base.load_srl())
+    assert added.frames == out.frames
+    assert Segment.from_json(out.to_json()) == out
+
+
+def test_parse_bracketed_and_errors() -> None:
+    toks = ["The", "board", "approved", "the", "plan", "."]
+    f = parse_bracketed("[A0 The board] [V approved] [A1 the plan] .", toks, "g", 1)
+    assert f.predicate == 2
+    assert [(a.start, a.end, a.label) for a in f.args] == [(0, 2, "A0"), (3, 5, "A1")]
+    with pytest.raises(InputError, match="g, line 7"):
+        parse_bracketed("[A0 The board] [V approved] [A1 a plan] .", toks, "g", 7)
+    with pytest.raises(InputError, match="V"):
+        parse_bracketed("[A0 The board] approved [A1 the plan] .", toks, "g", 1)
