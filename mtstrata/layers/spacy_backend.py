@@ -5,11 +5,14 @@ lemmas need the tagger and attribute ruler, which the rule lemmatizer reads; dep
 sentences need the parser; entities the NER). Texts go through ``nlp.pipe`` in batches, with
 worker processes when ``jobs > 1``.
 
-Chunks: spaCy has no chunker, so base chunks are derived from the parse and the tags: ``NP`` from
-spaCy's ``noun_chunks``; ``VP`` maximal runs of verbs, auxiliaries and verb particles/negation;
-``PP`` prepositions; ``ADVP`` adverbs; ``ADJP`` adjectives outside noun phrases; ``SBAR``
-subordinating conjunctions (the Asiya chunk types its Phreco chunker would produce; a
-derivation, not a trained chunker).
+Chunks: spaCy has no chunker, so base chunks (non-overlapping, not nested) are derived from
+the parse and the tags, after the CoNLL-2000 chunk definitions (Tjong Kim Sang & Buchholz,
+2000): ``NP`` spaCy's ``noun_chunks``; then, over the tokens outside them, left to right:
+``VP`` a maximal verb group (VERB/AUX, plus negation, particles and auxiliaries such as
+infinitival "to": "will not give up", "wants to go"); ``ADJP`` a run of adjectives, starting at
+an adverb that modifies the adjective right after it ("too slow"); ``ADVP`` a run of adverbs;
+``PP`` one preposition (the NP after it is its own chunk, as in CoNLL-2000); ``PRT`` a particle
+away from its verb ("gave it up"); ``SBAR`` one subordinating conjunction. This is a rule derivation from the parse, not a trained chunker.
 
 On load, the installed model's version is compared with the lock; a mismatch is an error unless
 ``allow_unlocked`` (then the actual version goes into the signature, marked ``unlocked``).
@@ -153,8 +156,9 @@ def _span(start: int, end: int, label: str, index: dict[int, int]) -> Span:
 
 
 def derive_chunks(doc: Any, index: dict[int, int]) -> tuple[Span, ...]:
-    """Base chunks from noun chunks, POS runs and the parse (see the module docstring)."""
-    taken = [False] * len(doc)
+    """Base chunks from noun chunks, POS runs and the parse (rules in the module docstring)."""
+    n = len(doc)
+    taken = [False] * n
     spans: list[Span] = []
     for nc in doc.noun_chunks:
         for i in range(nc.start, nc.end):
@@ -162,29 +166,40 @@ def derive_chunks(doc: Any, index: dict[int, int]) -> tuple[Span, ...]:
         if nc.start in index:
             spans.append(_span(nc.start, nc.end, "NP", index))
     i = 0
-    while i < len(doc):
+    while i < n:
         t = doc[i]
-        if taken[i] or t.is_space:
-            i += 1
-            continue
-        label = _chunk_label(t)
+        label = None if taken[i] or t.is_space else _chunk_label(t)
         if label is None:
             i += 1
             continue
+        if label == "ADVP" and i + 1 < n and not taken[i + 1] and t.head.i == i + 1 \
+                and doc[i + 1].pos_ == "ADJ":
+            label = "ADJP"  # "too slow": the adverb modifies the adjective after it
         j = i + 1
-        if label == "VP":
-            while j < len(doc) and not taken[j] and (
-                    _chunk_label(doc[j]) == "VP" or doc[j].dep_ in ("neg", "prt")):
-                j += 1
+        while j < n and not taken[j] and _continues(label, doc[j]):
+            j += 1
         if i in index:
             spans.append(_span(i, j, label, index))
         i = j
     return tuple(sorted(spans, key=lambda s: (s.start, s.end)))
 
 
+def _continues(label: str, t: Any) -> bool:
+    """Whether token ``t`` extends the chunk ``label`` that ends just before it."""
+    if label == "VP":  # verb group: "will not give up", "wants to go"
+        return t.pos_ in ("VERB", "AUX") or t.dep_ in ("neg", "prt", "aux", "auxpass")
+    if label == "ADJP":
+        return t.pos_ == "ADJ"
+    if label == "ADVP":
+        return t.pos_ == "ADV"
+    return False  # PP, PRT and SBAR are one word, as in CoNLL-2000
+
+
 def _chunk_label(t: Any) -> str | None:
-    if t.pos_ in ("VERB", "AUX"):
+    if t.pos_ in ("VERB", "AUX") or (t.pos_ == "PART" and t.dep_ in ("neg", "aux")):
         return "VP"
+    if t.dep_ == "prt":  # a particle away from its verb: "gave it up"
+        return "PRT"
     if t.pos_ == "ADP":
         return "PP"
     if t.pos_ == "ADV":
