@@ -1,0 +1,128 @@
+"""Meta-evaluation records of metrics (and saved ULC sets) on score tables.
+
+One record per (language pair, metric, level, statistic): ``{"lp", "metric", "level",
+"statistic", "value"}``, plus ``"low"``, ``"high"``, ``"seed"``, ``"n"`` for statistics with a
+percentile bootstrap interval (METRICS.md §4). Correlations of lower-is-better metrics (WER, TER)
+are computed on the negated score, so for every metric a positive value means agreement with the
+humans. ``lp == "avg"`` rows average a statistic over the language pairs that have it.
+
+Levels and statistics:
+
+* ``sys``: Pearson (with CI), Spearman, Kendall tau-b, pairwise accuracy over systems.
+* ``seg``: Pearson over the judged rows (WMT17 DA protocol, with CI), flattened Kendall over the
+  judged rows, and item-wise Kendall over the segments with at least two judged systems (few in
+  WMT17, where a segment is mostly judged for one system).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+from mtstrata.combine.stats import (
+    bootstrap_ci,
+    kendall,
+    kendall_itemwise,
+    pairwise_accuracy,
+    pearson,
+    spearman,
+)
+from mtstrata.combine.table import ScoreTable
+from mtstrata.combine.ulc import MetricSet
+
+Record = dict[str, object]
+
+
+def metric_arrays(table: ScoreTable, metric: str, ulc: MetricSet | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Oriented ``(system scores, judged segment scores)`` of a metric or of a ULC set."""
+    if ulc is not None:
+        sys_ = ulc.combine(table.sys_scores, "sys")
+        return sys_, table.judged(ulc.combine({m: table.seg_scores[m] for m in ulc.metrics}))
+    sign = 1.0 if table.higher[metric] else -1.0
+    return sign * table.sys_scores[metric], sign * table.judged(table.seg_scores[metric])
+
+
+def _itemwise(table: ScoreTable, judged: np.ndarray) -> float:
+    vals = []
+    for s in np.unique(table.seg_idx):
+        rows = table.seg_idx == s
+        if rows.sum() >= 2:
+            v = kendall_itemwise(judged[rows][None], table.seg_human[rows][None])
+            if not np.isnan(v):
+                vals.append(v)
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+def table_records(table: ScoreTable, metrics: Sequence[str], ulcs: dict[str, MetricSet] | None
+                  = None, *, n: int = 1000, seed: int = 12345) -> list[Record]:
+    """Records of every metric (and every named ULC set) on one table."""
+    out: list[Record] = []
+    items: list[tuple[str, MetricSet | None]] = [(m, None) for m in metrics]
+    items += list((ulcs or {}).items())
+    for name, ulc in items:
+        sys_, judged = metric_arrays(table, name, ulc)
+        h = table.sys_human
+
+        def rec(level: str, stat: str, value: float, ci: tuple[float, float] | None = None,
+                name: str = name) -> None:
+            r: Record = {"lp": table.lp, "metric": name, "level": level, "statistic": stat,
+                         "value": float(value)}
+            if ci is not None:
+                r.update(low=ci[0], high=ci[1], seed=seed, n=n)
+            out.append(r)
+
+        if n:
+            v, lo, hi = bootstrap_ci(pearson, sys_, h, n=n, seed=seed)
+            rec("sys", "pearson", v, (lo, hi))
+        else:
+            rec("sys", "pearson", pearson(sys_, h))
+        rec("sys", "spearman", spearman(sys_, h))
+        rec("sys", "kendall", kendall(sys_, h))
+        rec("sys", "accuracy", pairwise_accuracy(sys_, h))
+        if len(table.seg_human):
+            hs = table.seg_human
+            if n:
+                v, lo, hi = bootstrap_ci(pearson, judged, hs, n=n, seed=seed)
+                rec("seg", "pearson", v, (lo, hi))
+            else:
+                rec("seg", "pearson", pearson(judged, hs))
+            rec("seg", "kendall_flat", kendall(judged, hs))
+            rec("seg", "kendall_itemwise", _itemwise(table, judged))
+    return out
+
+
+def with_average(records: Sequence[Record]) -> list[Record]:
+    """The records plus ``lp="avg"`` rows (mean of each metric/level/statistic over pairs)."""
+    acc: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for r in records:
+        v = float(r["value"])  # type: ignore[arg-type]
+        if not np.isnan(v):
+            acc[(str(r["metric"]), str(r["level"]), str(r["statistic"]))].append(v)
+    avg: list[Record] = [{"lp": "avg", "metric": m, "level": lv, "statistic": s,
+                          "value": float(np.mean(v)), "pairs": len(v)}
+                         for (m, lv, s), v in acc.items()]
+    return [*records, *avg]
+
+
+def format_records(records: Sequence[Record]) -> str:
+    """A text table: one row per (lp, metric), one column per level/statistic."""
+    cols = list(dict.fromkeys(f"{r['level']}.{r['statistic']}" for r in records))
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    for r in records:
+        cell = f"{float(r['value']):.3f}"  # type: ignore[arg-type]
+        if "low" in r:
+            cell += f" [{float(r['low']):.3f},{float(r['high']):.3f}]"  # type: ignore[arg-type]
+        key = f"{r['level']}.{r['statistic']}"
+        rows.setdefault((str(r["lp"]), str(r["metric"])), {})[key] = cell
+    header = ["lp", "metric", *cols]
+    body = [[lp, m, *(cells.get(c, "-") for c in cols)] for (lp, m), cells in rows.items()]
+    widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in
+                       enumerate(zip(x, widths, strict=True))) for x in [header, *body]]
+    seeds = {r["seed"] for r in records if "seed" in r}
+    if seeds:
+        lines.append(f"\n[low,high]: 95% percentile bootstrap, seed {seeds.pop()}")
+    return "\n".join(lines) + "\n"

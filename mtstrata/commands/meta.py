@@ -1,0 +1,83 @@
+"""``mtstrata meta``: correlations of metrics (and ULC sets) with human judgments."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from mtstrata.cli import warn
+
+DEFAULT_TABLES = "/tmp/mtstrata-tables"
+
+
+def add_data_options(p: argparse.ArgumentParser) -> None:
+    """``--data``, ``-m`` and ``--tables``: shared by ``meta`` and ``search``."""
+    p.add_argument("--data", nargs="+", required=True, metavar="LPDIR",
+                   help="language-pair directories of the dev-corpus format (ref.txt, "
+                   "sys/<SYSTEM>.txt, sys_scores.tsv, optional seg_scores.tsv)")
+    p.add_argument("-m", "--metrics", nargs="+", action="extend", default=[], metavar="METRIC",
+                   help="metric specs, e.g. bleu chrf 'bleu:max_order=2'; 'lexical' expands to "
+                   "the lexical candidate variants")
+    p.add_argument("--tables", default=DEFAULT_TABLES, metavar="DIR",
+                   help=f"cache of score tables, one .npz per pair (default {DEFAULT_TABLES}); "
+                   "metrics already cached are not recomputed")
+
+
+def expand_metrics(specs: list[str]) -> list[str]:
+    """Metric specs with ``lexical`` expanded to the candidate variants."""
+    from mtstrata.combine.table import LEXICAL_CANDIDATES
+
+    out: list[str] = []
+    for s in specs:
+        out.extend(LEXICAL_CANDIDATES if s == "lexical" else [s])
+    return list(dict.fromkeys(out))
+
+
+def load_tables(args: argparse.Namespace, specs: list[str]) -> list:  # type: ignore[type-arg]
+    """Cached score tables of every ``--data`` directory holding ``specs``."""
+    from mtstrata.combine.table import cached_table
+
+    def progress(lp: str, todo: list[str]) -> None:
+        if not getattr(args, "quiet", False):
+            warn(f"{lp}: computing {len(todo)} metric(s) into {args.tables}")
+
+    return [cached_table(d, specs, args.tables, on_compute=progress) for d in args.data]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "meta", help="correlate metrics with human judgments",
+        description="System-level Pearson/Spearman/Kendall/pairwise accuracy and segment-level "
+        "Pearson/Kendall of each metric (and of saved ULC sets) per language pair and averaged; "
+        "Pearson with a seeded percentile bootstrap interval.")
+    add_data_options(p)
+    p.add_argument("--ulc", nargs="+", default=[], metavar="SET.json",
+                   help="metric sets written by 'mtstrata search --out'")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for the Pearson intervals (0: none)")
+    p.add_argument("--seed", type=int, default=12345)
+    p.add_argument("--format", "-f", choices=["text", "json"], default="text")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mtstrata.combine.report import format_records, table_records, with_average
+    from mtstrata.combine.ulc import MetricSet
+    from mtstrata.errors import InputError
+
+    specs = expand_metrics(args.metrics)
+    ulcs = {path: MetricSet.load(path) for path in args.ulc}
+    if not specs and not ulcs:
+        raise InputError("nothing to evaluate: pass metrics with -m and/or --ulc SET.json.")
+    needed = list(dict.fromkeys([*specs, *(m for s in ulcs.values() for m in s.metrics)]))
+    records = []
+    for table in load_tables(args, needed):
+        records += table_records(table, specs, ulcs, n=args.bootstrap, seed=args.seed)
+    records = with_average(records)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(records, indent=1) + "\n")
+    else:
+        sys.stdout.write(format_records(records))
+    return 0

@@ -1,0 +1,43 @@
+"""``mtstrata search``: hill-climb a ULC metric set on dev language pairs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from mtstrata.commands.meta import add_data_options, expand_metrics, load_tables
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from mtstrata.combine.table import OBJECTIVES
+
+    p = sub.add_parser(
+        "search", help="select a ULC metric set by hill climbing",
+        description="Hill climbing over the candidate metrics (-m) on the dev pairs (--data). "
+        "Default: forward-backward selection scored on held-out language pairs; "
+        "--mode reference: the reference tool's single forward pass from the best metric. "
+        "The set, its normalisation and the trace are written to --out.")
+    add_data_options(p)
+    p.add_argument("--objective", choices=OBJECTIVES, default="sys_pearson")
+    p.add_argument("--mode", choices=["forward-backward", "reference"],
+                   default="forward-backward")
+    p.add_argument("--folds", type=int, default=0,
+                   help="language-pair folds for held-out scoring (0: leave one pair out)")
+    p.add_argument("--out", required=True, metavar="SET.json")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mtstrata.combine.search import format_trace, hill_climb
+    from mtstrata.errors import InputError
+
+    specs = expand_metrics(args.metrics)
+    if not specs:
+        raise InputError("no candidate metrics: pass them with -m (e.g. -m lexical).")
+    tables = load_tables(args, specs)
+    ms = hill_climb(tables, specs, args.objective, mode=args.mode, folds=args.folds)
+    ms.save(args.out)
+    sys.stdout.write(format_trace(ms) + "\n")
+    sys.stdout.write(f"selected {len(ms.metrics)}: {' '.join(ms.metrics)}\nwritten {args.out}\n")
+    return 0
