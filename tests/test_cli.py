@@ -44,8 +44,8 @@ def test_json_records(files, capsys):
 def test_text_and_tsv(files, capsys):
     code, out, _ = run(["score", "-r", files / "ref.txt", "-i", files / "sysA.txt",
                         "-m", "bleu"], capsys)
-    assert code == 0 and out.splitlines()[0].split() == ["system", "BLEU"]
-    assert out.splitlines()[1].startswith("sysA")
+    assert code == 0 and out.splitlines()[0].split() == ["metric", "sysA"]
+    assert out.splitlines()[1].startswith("BLEU")
     code, out, _ = run(["score", "-r", files / "ref.txt", "-i", files / "sysA.txt",
                         "--format", "tsv"], capsys)
     assert code == 0 and out.splitlines()[1].split("\t")[:2] == ["sysA", "BLEU"]

@@ -99,7 +99,7 @@ def format_tsv(scores: list[Score]) -> str:
     for s in scores:
         lines.append(f"{s.system}\t{s.metric}\t{s.value:.6f}\t{s.signature}")
         for k, v in s.details.items():
-            lines.append(f"{s.system}\t{k}\t{v:.6f}\t{s.signature}")
+            lines.append(f"{s.system}\t{detail_name(s.metric, k)}\t{v:.6f}\t{s.signature}")
     if any(s.segments is not None for s in scores):
         lines.append("")
         lines.append("system\tmetric\tsegment\tscore")
@@ -109,22 +109,29 @@ def format_tsv(scores: list[Score]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def detail_name(metric: str, key: str) -> str:
+    """A detail's display name: per-type keys name themselves (``SP-Op(NN)``), others
+    (``p1``, ``BP``) are qualified by their metric (``BLEU/p1``)."""
+    return key if key.startswith(metric.split("(")[0] + "(") else f"{metric}/{key}"
+
+
 def format_text(scores: list[Score]) -> str:
-    """A table: one row per system, one column per metric; signatures below."""
+    """A table: one row per metric (details indented below it), one column per system;
+    ``↓`` marks metrics where lower is better; signatures below."""
     systems = list(dict.fromkeys(s.system for s in scores))
-    cols = list(dict.fromkeys(s.metric for s in scores))
+    metrics_ = list(dict.fromkeys(s.metric for s in scores))
     by = {(s.system, s.metric): s for s in scores}
-    detail_cols = list(dict.fromkeys(k for s in scores for k in s.details))
-    header = ["system", *cols, *detail_cols]
+    header = ["metric", *systems]
     rows = []
-    for sysname in systems:
-        row = [sysname]
-        for c in cols:
-            row.append(_fmt(by[(sysname, c)].value))
-        for d in detail_cols:
-            vals = [s.details[d] for s in scores if s.system == sysname and d in s.details]
-            row.append(_fmt(vals[0]) if vals else "-")
-        rows.append(row)
+    for m in metrics_:
+        first = next(s for s in scores if s.metric == m)
+        rows.append([m + ("" if first.higher_is_better else " ↓"),
+                     *[_fmt(by[(x, m)].value) if (x, m) in by else "-" for x in systems]])
+        keys = list(dict.fromkeys(k for s in scores if s.metric == m for k in s.details))
+        for k in keys:
+            rows.append(["  " + detail_name(m, k),
+                         *[_fmt(by[(x, m)].details[k]) if (x, m) in by and
+                           k in by[(x, m)].details else "-" for x in systems]])
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
     lines: list[str] = []
     for r in [header, *rows]:
@@ -136,6 +143,7 @@ def format_text(scores: list[Score]) -> str:
         lines.append(f"{metric}: {sig}")
     if any(s.segments is not None for s in scores):
         lines.append("")
+        lines.append("system\tmetric\tsegment\tscore")
         for s in scores:
             for j, v in enumerate(s.segments or []):
                 lines.append(f"{s.system}\t{s.metric}\t{j + 1}\t{_fmt(v)}")
