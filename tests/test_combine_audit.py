@@ -39,10 +39,11 @@ def test_decomposable_metric_has_no_violations():
     stats = _mean_stats(rng)
     seg = {k: v[:, 0] for k, v in stats.items()}
     empty = np.c_[np.zeros(80), np.ones(80)]
-    r = audit(mean_score, stats, empty, seg, n=200, random_splits=5)
+    r = audit(mean_score, stats, empty, seg, np.zeros(80), n=200, random_splits=5)
     assert r["split"]["violations"] == 0 and r["split"]["triples"] > 0
     assert r["sign_test"]["self_contradictions"] == 0
-    assert r["deletion"]["violations"] == 0  # emptying 10% always costs a significant drop
+    assert r["deletion"]["violations"] == 0
+    assert r["deletion"]["insignificant"] == 0  # emptying 10% costs a significant drop
 
 
 def test_sign_test_deltas_by_hand():
@@ -72,8 +73,21 @@ def test_deletion_raising_precision_is_a_violation():
     n = 50
     st = np.c_[np.r_[np.zeros(5), np.full(n - 5, 6.0)], np.full(n, 10.0)]
     seg = {"s": np.where(st[:, 1] > 0, st[:, 0] / st[:, 1], 0.0)}
-    r = deletion_scenario(precision, {"s": st}, np.zeros((n, 2)), seg, fraction=0.1, n=200)
+    r = deletion_scenario(precision, {"s": st}, np.zeros((n, 2)), seg, np.zeros(n),
+                          fraction=0.1, n=200)
     row = r["rows"][0]
     assert row["deleted"] == 5
     assert row["deleted_score"] == pytest.approx(0.6) and row["score"] == pytest.approx(0.54)
+    assert row["sentence_delta"] == 0  # the emptied sentences scored 0 already
     assert r["violations"] == 1
+
+
+def test_deletion_of_negative_sentences_is_not_a_violation():
+    # a decomposable score with a negative sentence score (like 4-GRR with insertions): emptying
+    # it raises both the sentence and the corpus score, which agree.
+    st = np.c_[np.r_[-3.0, np.full(9, 5.0)], np.full(10, 10.0)]
+    seg = {"s": st[:, 0] / st[:, 1]}
+    empty = np.c_[np.zeros(10), np.full(10, 10.0)]
+    r = deletion_scenario(precision, {"s": st}, empty, seg, np.zeros(10), fraction=0.1, n=100)
+    assert r["rows"][0]["deleted_score"] > r["rows"][0]["score"]
+    assert r["violations"] == 0

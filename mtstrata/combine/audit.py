@@ -18,8 +18,12 @@ weights (WER, TER, 4-GRR: summed numerators over reference-based denominators) i
    ``m`` on its half. Splits: the contiguous halves (documents are contiguous in WMT test sets)
    and seeded random halves.
 3. **Sentence deletion** (§3.3): empty k% of a system's segments (those with the lowest sentence
-   score, as a system translating selectively would) and test the drop with paired bootstrap
-   resampling (Koehn 2004). A violation is a drop that is not significant (p >= alpha) or a gain.
+   score, as a system translating selectively would). A violation is a corpus change whose sign
+   contradicts the summed sentence-level change (``sum(score(empty_i) - score(c_i))``): e.g.
+   BLEU rising although every emptied sentence lost BLEU. For a decomposable metric the two
+   agree by construction (4-GRR can *rise* here, rightly: its sentence score is negative for
+   outputs worse than an empty one). The drop is also tested with paired bootstrap resampling
+   (Koehn 2004) and non-significant drops are counted, as Chiang et al. report them.
 
 Everything works on per-segment statistics ``(n_segments, k)`` and ``metric.score(summed)``.
 """
@@ -45,33 +49,36 @@ def _subst_deltas(score: ScoreFn, base: np.ndarray, other: np.ndarray, sign: flo
 
 
 def sign_test_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], *,
-                       higher_is_better: bool = True, alpha: float = 0.05
-                       ) -> dict[str, object]:
-    """Scenario 1 over every unordered pair of systems.
+                       higher_is_better: bool = True, alpha: float = 0.05,
+                       all_pairs: bool = False) -> dict[str, object]:
+    """Scenario 1 over pairs of systems adjacent in the corpus ranking (or all pairs).
 
     Returns:
         ``{"pairs", "self_contradictions", "disagreements", "rows"}``; each row holds the pair,
         corpus difference, wins/losses/p of both substitution directions and the flags.
     """
     sign = 1.0 if higher_is_better else -1.0
-    names = list(stats)
+    names = sorted(stats, key=lambda s: sign * score(stats[s].sum(0)))
+    if all_pairs:
+        pairs = [(b, c) for i, b in enumerate(names) for c in names[i + 1:]]
+    else:  # neighbours in the corpus ranking: the close calls a significance test is for
+        pairs = list(zip(names, names[1:], strict=False))
     rows: list[dict[str, object]] = []
     zeros = np.zeros(len(next(iter(stats.values()))))
-    for i, b in enumerate(names):
-        for c in names[i + 1:]:
-            fwd = sign_test(_subst_deltas(score, stats[b], stats[c], sign), zeros)  # c into b
-            bwd = sign_test(_subst_deltas(score, stats[c], stats[b], sign), zeros)  # b into c
-            corpus = sign * (score(stats[c].sum(0)) - score(stats[b].sum(0)))
-            c_better = fwd["p"] < alpha and fwd["wins"] > fwd["losses"]
-            b_better = bwd["p"] < alpha and bwd["wins"] > bwd["losses"]
-            c_worse = fwd["p"] < alpha and fwd["wins"] < fwd["losses"]
-            b_worse = bwd["p"] < alpha and bwd["wins"] < bwd["losses"]
-            contra = (c_better and b_better) or (c_worse and b_worse)
-            disagree = (c_better and corpus < 0) or (c_worse and corpus > 0)
-            rows.append({"baseline": b, "system": c, "corpus_delta": corpus,
-                         "fwd_wins": fwd["wins"], "fwd_losses": fwd["losses"], "fwd_p": fwd["p"],
-                         "bwd_wins": bwd["wins"], "bwd_losses": bwd["losses"], "bwd_p": bwd["p"],
-                         "self_contradiction": contra, "disagrees_with_corpus": disagree})
+    for b, c in pairs:
+        fwd = sign_test(_subst_deltas(score, stats[b], stats[c], sign), zeros)  # c into b
+        bwd = sign_test(_subst_deltas(score, stats[c], stats[b], sign), zeros)  # b into c
+        corpus = sign * (score(stats[c].sum(0)) - score(stats[b].sum(0)))
+        c_better = fwd["p"] < alpha and fwd["wins"] > fwd["losses"]
+        b_better = bwd["p"] < alpha and bwd["wins"] > bwd["losses"]
+        c_worse = fwd["p"] < alpha and fwd["wins"] < fwd["losses"]
+        b_worse = bwd["p"] < alpha and bwd["wins"] < bwd["losses"]
+        contra = (c_better and b_better) or (c_worse and b_worse)
+        disagree = (c_better and corpus < 0) or (c_worse and corpus > 0)
+        rows.append({"baseline": b, "system": c, "corpus_delta": corpus,
+                     "fwd_wins": fwd["wins"], "fwd_losses": fwd["losses"], "fwd_p": fwd["p"],
+                     "bwd_wins": bwd["wins"], "bwd_losses": bwd["losses"], "bwd_p": bwd["p"],
+                     "self_contradiction": contra, "disagrees_with_corpus": disagree})
     return {"pairs": len(rows),
             "self_contradictions": sum(bool(r["self_contradiction"]) for r in rows),
             "disagreements": sum(bool(r["disagrees_with_corpus"]) for r in rows),
@@ -80,8 +87,13 @@ def sign_test_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], *,
 
 def split_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], *,
                    higher_is_better: bool = True, random_splits: int = 10, seed: int = 12345,
+                   length_masks: Mapping[str, np.ndarray] | None = None,
                    tol: float = 1e-9) -> dict[str, object]:
     """Scenario 2: hybrids of two systems that beat ``m`` on both halves but not on the whole.
+
+    ``length_masks[m]`` (optional) adds, for each ``m``, the split "segments where m's output is
+    at least as long as the reference" vs the rest: length is what BLEU's corpus-level brevity
+    penalty aggregates, so that is where a genre-like split exposes it.
 
     Returns:
         ``{"splits", "triples", "violations", "examples", "seed"}`` (``triples`` counts the
@@ -91,17 +103,21 @@ def split_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], *,
     names = list(stats)
     n = len(next(iter(stats.values())))
     rng = np.random.default_rng(seed)
-    masks = [np.arange(n) < n // 2]
-    masks += [rng.permutation(n) < n // 2 for _ in range(random_splits)]
+    masks: list[tuple[str, np.ndarray, list[str]]] = [("contiguous", np.arange(n) < n // 2,
+                                                        names)]
+    masks += [(f"random{k + 1}", rng.permutation(n) < n // 2, names)
+              for k in range(random_splits)]
+    if length_masks:
+        masks += [(f"length[{m}]", np.asarray(length_masks[m], bool), [m]) for m in names]
     checked = violations = 0
     examples: list[dict[str, object]] = []
-    for k, a in enumerate(masks):
+    for label, a, ms in masks:
         sum_a = {s: stats[s][a].sum(0) for s in names}
         sum_b = {s: stats[s][~a].sum(0) for s in names}
         half_a = {s: sign * score(sum_a[s]) for s in names}
         half_b = {s: sign * score(sum_b[s]) for s in names}
         whole = {s: sign * score(sum_a[s] + sum_b[s]) for s in names}
-        for m in names:
+        for m in ms:
             better_a = [x for x in names if half_a[x] > half_a[m] + tol]
             better_b = [y for y in names if half_b[y] > half_b[m] + tol]
             for x in better_a:
@@ -111,7 +127,7 @@ def split_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], *,
                     if hybrid < whole[m] - tol:
                         violations += 1
                         if len(examples) < 5:
-                            examples.append({"split": "contiguous" if k == 0 else f"random{k}",
+                            examples.append({"split": label,
                                              "x_on_A": x, "y_on_B": y, "m": m,
                                              "hybrid": sign * hybrid, "m_whole": sign * whole[m]})
     return {"splits": len(masks), "triples": checked, "violations": violations,
@@ -119,9 +135,9 @@ def split_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], *,
 
 
 def deletion_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], empty: np.ndarray,
-                      seg_scores: Mapping[str, np.ndarray], *, fraction: float = 0.1,
-                      higher_is_better: bool = True, alpha: float = 0.05, n: int = 1000,
-                      seed: int = 12345) -> dict[str, object]:
+                      seg_scores: Mapping[str, np.ndarray], empty_seg: np.ndarray, *,
+                      fraction: float = 0.1, higher_is_better: bool = True, alpha: float = 0.05,
+                      n: int = 1000, seed: int = 12345, tol: float = 1e-9) -> dict[str, object]:
     """Scenario 3: empty the ``fraction`` of each system's segments with the lowest scores.
 
     Args:
@@ -129,43 +145,55 @@ def deletion_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], empty: np
         stats: system -> ``(n_segments, k)`` statistics.
         empty: statistics of an empty output on every segment (same shape).
         seg_scores: system -> sentence scores (picks the segments to delete).
+        empty_seg: sentence scores of the empty output.
         fraction: share of segments emptied.
         higher_is_better: metric direction.
         alpha: significance level of the drop.
         n: bootstrap resamples.
         seed: RNG seed.
+        tol: differences below this count as zero.
 
     Returns:
-        ``{"fraction", "systems", "violations", "rows", "seed"}``.
+        ``{"fraction", "systems", "violations", "insignificant", "rows", "seed"}``.
     """
     sign = 1.0 if higher_is_better else -1.0
     rows: list[dict[str, object]] = []
+    empty_seg = np.asarray(empty_seg, float)
     for name, st in stats.items():
         k = int(round(fraction * len(st)))
-        worst = np.argsort(sign * np.asarray(seg_scores[name]), kind="mergesort")[:k]
+        seg = np.asarray(seg_scores[name], float)
+        worst = np.argsort(sign * seg, kind="mergesort")[:k]
         deleted = st.copy()
         deleted[worst] = empty[worst]
-        # H0: the deleted version is not worse; p small = significant drop
         res = paired_bootstrap(score, deleted, {name: st}, n=n, seed=seed,
                                higher_is_better=higher_is_better)[name]
-        drop = sign * (score(st.sum(0)) - score(deleted.sum(0)))
+        corpus = sign * (score(deleted.sum(0)) - score(st.sum(0)))
+        sentence = sign * float((empty_seg[worst] - seg[worst]).sum())
+        c_sign = 0 if abs(corpus) <= tol else int(np.sign(corpus))
+        s_sign = 0 if abs(sentence) <= tol else int(np.sign(sentence))
         rows.append({"system": name, "score": score(st.sum(0)),
-                     "deleted_score": score(deleted.sum(0)), "deleted": k, "p": res["p"],
-                     "violation": drop <= 0 or res["p"] >= alpha})
+                     "deleted_score": score(deleted.sum(0)), "deleted": k,
+                     "sentence_delta": sentence, "p": res["p"],
+                     "violation": c_sign != s_sign,
+                     "insignificant": corpus < 0 and res["p"] >= alpha})
     return {"fraction": fraction, "systems": len(rows),
-            "violations": sum(bool(r["violation"]) for r in rows), "rows": rows, "seed": seed}
+            "violations": sum(bool(r["violation"]) for r in rows),
+            "insignificant": sum(bool(r["insignificant"]) for r in rows), "rows": rows,
+            "seed": seed}
 
 
 def audit(score: ScoreFn, stats: Mapping[str, np.ndarray], empty: np.ndarray,
-          seg_scores: Mapping[str, np.ndarray], *, higher_is_better: bool = True,
-          fraction: float = 0.1, seed: int = 12345, n: int = 1000, random_splits: int = 10
+          seg_scores: Mapping[str, np.ndarray], empty_seg: np.ndarray, *,
+          higher_is_better: bool = True, fraction: float = 0.1, seed: int = 12345,
+          n: int = 1000, random_splits: int = 10
           ) -> dict[str, dict[str, object]]:
     """All three scenarios (see the module docstring)."""
     return {
         "sign_test": sign_test_scenario(score, stats, higher_is_better=higher_is_better),
         "split": split_scenario(score, stats, higher_is_better=higher_is_better,
                                 random_splits=random_splits, seed=seed),
-        "deletion": deletion_scenario(score, stats, empty, seg_scores, fraction=fraction,
+        "deletion": deletion_scenario(score, stats, empty, seg_scores, empty_seg,
+                                      fraction=fraction,
                                       higher_is_better=higher_is_better, n=n, seed=seed),
     }
 
