@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mtstrata.errors import InputError, MissingLayerError
 from mtstrata.layers import base
-from mtstrata.layers.srl import SRL_VERSION, RuleSRL, label_frames, parse_bracketed
+from mtstrata.layers.srl import SRL_VERSION, RuleSRL, label_frames, parse_bracketed, read_gold
 from mtstrata.segment import Layer, Segment
+
+GOLD = Path(__file__).parent / "data" / "srl_gold.txt"
 
 
 def parse(spec: str) -> Segment:
@@ -122,3 +126,13 @@ def test_parse_bracketed_and_errors() -> None:
         parse_bracketed("[A0 The board] [V approved] [A1 a plan] .", toks, "g", 7)
     with pytest.raises(InputError, match="V"):
         parse_bracketed("[A0 The board] approved [A1 the plan] .", toks, "g", 1)
+
+
+def test_gold_file_parses_and_is_large_enough() -> None:
+    gold = read_gold(GOLD)
+    assert len(gold) >= 60
+    n_args = sum(len(f.args) for g in gold for f in g.frames)
+    assert n_args >= 200
+    labels = {a.label for g in gold for f in g.frames for a in f.args}
+    for role in ("A0", "A1", "A2", "AM-TMP", "AM-LOC", "AM-NEG", "AM-MOD", "AM-MNR"):
+        assert role in labels
