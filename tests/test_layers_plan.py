@@ -137,3 +137,19 @@ def test_annotate_command_warms_the_cache(fake, tmp_path, capsys):
     segs, _ = annotate_texts(["a dog ran", "the cat sat"], {Layer.POS},
                              AnnotationOptions(cache=cache, quiet=True))
     assert not fake[1].loaded and segs["a dog ran"].words == ["a", "dog", "ran"]
+
+
+def test_annotate_by_metrics_warms_what_score_reads(fake, tmp_path, capsys):
+    from mtstrata import cli, scoring
+
+    ref = tmp_path / "ref.txt"
+    ref.write_text("the cat sat\nthe dog ran\n", encoding="utf-8")
+    cache = str(tmp_path / "c.sqlite")
+    assert cli.main(["annotate", "-i", str(ref), "-m", "SP-Op(*)", "--cache", cache]) == 0
+    assert cli.main(["annotate", "-i", str(ref), "-m", "bleu", "--cache", cache]) == 0
+    assert "raw text only" in capsys.readouterr().err and len(fake) == 1
+    from mtstrata import metrics
+
+    scoring.compute({"s": ["the cat sat", "the dog ran"]}, [["the cat sat", "the dog ran"]],
+                    [metrics.create("SP-Op(*)")], AnnotationOptions(cache=cache, quiet=True))
+    assert not fake[1].loaded  # the score run found everything in the cache

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from mtstrata import corpus
+from mtstrata import corpus, metrics
 from mtstrata.commands.score import add_annotation_options, annotation_options
 from mtstrata.errors import UnknownNameError
 from mtstrata.layers import annotate_texts
 from mtstrata.segment import Layer
+
+DEFAULT_LAYERS = ("tokens", "lemma", "pos", "dep", "ner", "chunks")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,18 +20,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Annotate every distinct line of the files with the given layers and store "
         "the result in the cache, so that later `mtstrata score` runs read it instead.")
     p.add_argument("-i", "--input", nargs="+", required=True, metavar="FILE")
-    p.add_argument("-l", "--layers", nargs="+", metavar="LAYER",
-                   default=["tokens", "lemma", "pos", "dep", "ner", "chunks"],
-                   help="layers to annotate (default: all the backend provides; add srl for "
-                   "semantic roles)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("-m", "--metrics", nargs="+", metavar="METRIC",
+                      help="annotate the layers these metrics need, exactly as `mtstrata "
+                      "score -m ...` will (the cache is keyed by the components that ran, so "
+                      "this is the way to warm it for a later score run)")
+    what.add_argument("-l", "--layers", nargs="+", metavar="LAYER",
+                      help="layers to annotate (default: tokens lemma pos dep ner chunks; add "
+                      "srl for semantic roles)")
     add_annotation_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     known = [x.value for x in Layer]
-    layers = set()
-    for name in args.layers:
+    layers: set[Layer] = set()
+    if args.metrics:
+        for spec in args.metrics:
+            layers |= set(metrics.create(spec).requires)
+        if not layers:
+            print("mtstrata: these metrics read raw text only: nothing to annotate.",
+                  file=sys.stderr)
+            return 0
+    for name in args.layers or ([] if args.metrics else DEFAULT_LAYERS):
         if name not in known:
             raise UnknownNameError("layer", name, known)
         layers.add(Layer(name))
