@@ -63,8 +63,10 @@ def test_lower_is_better_direction_is_flipped():
     b = np.c_[[0.2, 0.5, 0.1, 0.9, 0.4], np.ones(5)]
     c = np.c_[[0.3, 0.6, 0.1, 0.8, 0.7], np.ones(5)]
     row = sign_test_scenario(mean_score, {"b": b, "c": c}, higher_is_better=False)["rows"][0]
-    assert (row["fwd_wins"], row["fwd_losses"]) == (1, 3)
-    assert row["corpus_delta"] == pytest.approx(-0.4 / 5)
+    # pairs are ordered worse first: with lower-is-better scores, c (0.5) is worse than b (0.42)
+    assert (row["baseline"], row["system"]) == ("c", "b")
+    assert (row["fwd_wins"], row["fwd_losses"]) == (3, 1)
+    assert row["corpus_delta"] == pytest.approx(0.4 / 5)
 
 
 def test_deletion_raising_precision_is_a_violation():
