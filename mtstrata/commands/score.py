@@ -29,7 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="METRIC",
                    help="metric specs, e.g. bleu 'bleu:smooth=exp' chrf ter "
                    "(default: bleu; see `mtstrata list metrics`)")
-    p.add_argument("--format", "-f", choices=["text", "json", "tsv"], default="text")
+    p.add_argument("--format", "-f", choices=["text", "json", "tsv", "mtme"], default="text",
+                   help="mtme: mt-metrics-eval score files <lp>.<metric>.{seg,sys}.score in --out")
+    p.add_argument("--out", metavar="DIR", help="output directory of --format mtme")
+    p.add_argument("--lp", default="xx-yy", help="language-pair prefix of --format mtme files")
     p.add_argument("--sentence-level", action="store_true",
                    help="also output the score of every segment")
     p.add_argument("--details", action="store_true",
@@ -83,6 +86,12 @@ def run(args: argparse.Namespace) -> int:
         built,
         annotation_options(args),
     )
+    if args.format == "mtme":
+        from mtstrata.combine.mtme import write_run
+
+        for path in write_run(args.out, args.lp, result, args.metrics or DEFAULT_METRICS):
+            print(path)
+        return 0
     scores = result.scores(sentence_level=args.sentence_level, details=args.details)
     out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](scores)
     sys.stdout.write(out)
