@@ -1,0 +1,147 @@
+"""Dev-corpus reader, MTME files, variant projections and the meta/search/compare/audit/score
+commands on a tiny hand-written corpus (lexical metrics only, no model)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtstrata.cli import main
+from mtstrata.combine.data import read_dev_corpus, read_mtme
+from mtstrata.combine.table import build_table, cached_table, load_table
+from mtstrata.errors import InputError
+
+REF = ["the cat sat on the mat", "a dog barked at the moon", "rain fell all night long",
+       "she reads a book every day", "we walked to the old bridge", "the train left early today"]
+SYSTEMS = {  # quality decreasing from good to bad; human scores follow
+    "good": REF[:3] + ["she reads a book each day", "we walked to the bridge",
+                       "the train left early"],
+    "mid": ["the cat sat on a mat", "a dog barked", "rain fell all night",
+            "she read books", "we went to the old bridge", "train left today"],
+    "bad": ["cat", "dog moon", "the rain", "book", "walked bridge", "a train"],
+    "worst": ["mat the on", "", "night", "a", "old", "early"],
+}
+HUMAN = {"good": 0.9, "mid": 0.3, "bad": -0.2, "worst": -0.8}
+
+
+def _corpus(root: Path, name: str = "xx-en", drop: str | None = None) -> Path:
+    d = root / name
+    (d / "sys").mkdir(parents=True)
+    (d / "ref.txt").write_text("\n".join(REF) + "\n", encoding="utf-8")
+    for s, lines in SYSTEMS.items():
+        (d / "sys" / f"{s}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (d / "sys_scores.tsv").write_text("system\thuman_score\n" + "".join(
+        f"{s}\t{h}\n" for s, h in HUMAN.items() if s != drop), encoding="utf-8")
+    rows = [(s, i, HUMAN[s] + 0.1 * i) for s in HUMAN for i in (0, 2, 4)]
+    (d / "seg_scores.tsv").write_text("system\tsegment_index\thuman_score\n" + "".join(
+        f"{s}\t{i}\t{h}\n" for s, i, h in rows if s != drop), encoding="utf-8")
+    return d
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda d: (d / "sys_scores.tsv").write_text("system\thuman_score\nghost\t1\n"),
+     "no sys/<SYSTEM>.txt"),
+    (lambda d: (d / "seg_scores.tsv").write_text("system\tsegment_index\thuman_score\n"
+                                                  "good\t6\t0.1\n"), "out of range"),
+    (lambda d: (d / "seg_scores.tsv").write_text("system\tsegment_index\thuman_score\n"
+                                                  "nobody\t1\t0.1\n"), "unknown system"),
+    (lambda d: (d / "sys" / "mid.txt").write_text("one line\n"), "every system must"),
+    (lambda d: (d / "sys_scores.tsv").unlink(), "no sys_scores.tsv"),
+])
+def test_reader_validation(tmp_path, edit, message):
+    d = _corpus(tmp_path)
+    edit(d)
+    with pytest.raises(InputError, match=message):
+        read_dev_corpus(d)
+
+
+def test_reader_keeps_only_scored_systems(tmp_path):
+    c = read_dev_corpus(_corpus(tmp_path, drop="worst"))
+    assert sorted(c.systems) == ["bad", "good", "mid"] and c.n_segments == 6
+    assert len(c.seg_rows) == 9
+
+
+def test_projected_variants_equal_direct_computation(tmp_path):
+    c = read_dev_corpus(_corpus(tmp_path))
+    specs = ["bleu", "bleu:max_order=2,smooth=floor", "chrf", "chrf:char_order=2,beta=1",
+             "nist", "nist:max_order=3"]
+    together, _ = build_table(c, specs)
+    for s in specs:
+        alone, _ = build_table(c, [s])
+        np.testing.assert_allclose(together.sys_scores[s], alone.sys_scores[s])
+        np.testing.assert_allclose(together.seg_scores[s], alone.seg_scores[s])
+
+
+def test_table_cache_round_trip_and_reuse(tmp_path):
+    d = _corpus(tmp_path)
+    t1 = cached_table(d, ["bleu"], tmp_path / "cache")
+    calls = []
+    t2 = cached_table(d, ["bleu", "wer"], tmp_path / "cache", on_compute=lambda lp, todo:
+                      calls.append(todo))
+    assert calls == [["wer"]]  # bleu came from the cache
+    np.testing.assert_array_equal(t1.sys_scores["bleu"], t2.sys_scores["bleu"])
+    t3 = load_table(next((tmp_path / "cache").glob("*.npz")))
+    assert t3.metrics() == ["bleu", "wer"] and t3.higher == {"bleu": True, "wer": False}
+
+
+def test_meta_json_records(tmp_path, capsys):
+    d = _corpus(tmp_path)
+    rc = main(["meta", "--data", str(d), "-m", "chrf", "wer", "--tables", str(tmp_path / "t"),
+               "--bootstrap", "50", "-f", "json", "-q"])
+    assert rc == 0
+    recs = json.loads(capsys.readouterr().out)
+    assert {"lp", "metric", "level", "statistic", "value"} <= set(recs[0])
+    by = {(r["lp"], r["metric"], r["level"], r["statistic"]): r for r in recs}
+    # systems are ordered alike by both metrics and the humans (corpus BLEU ties bad and
+    # worst at 0, so it is not used here): perfect rank statistics
+    for m in ("chrf", "wer"):
+        assert by[("xx-en", m, "sys", "kendall")]["value"] == pytest.approx(1.0)
+        assert by[("xx-en", m, "sys", "accuracy")]["value"] == pytest.approx(1.0)
+        assert by[("avg", m, "sys", "kendall")]["value"] == pytest.approx(1.0)
+    assert by[("xx-en", "chrf", "sys", "pearson")]["seed"] == 12345
+
+
+def test_search_writes_a_set_that_meta_reads(tmp_path, capsys):
+    dirs = [str(_corpus(tmp_path, n)) for n in ("aa-en", "bb-en")]
+    out = tmp_path / "set.json"
+    assert main(["search", "--data", *dirs, "-m", "bleu", "chrf", "wer", "--tables",
+                 str(tmp_path / "t"), "--objective", "sys_pearson", "--out", str(out),
+                 "-q"]) == 0
+    assert "selected" in capsys.readouterr().out
+    saved = json.loads(out.read_text())
+    assert saved["ulc"] and saved["trace"]
+    assert main(["meta", "--data", *dirs, "--ulc", str(out), "--tables", str(tmp_path / "t"),
+                 "--bootstrap", "0", "-q"]) == 0
+    assert str(out) in capsys.readouterr().out
+
+
+def test_compare_and_audit_commands(tmp_path, capsys):
+    d = _corpus(tmp_path)
+    files = [str(d / "sys" / f"{s}.txt") for s in SYSTEMS]
+    assert main(["compare", "-r", str(d / "ref.txt"), "-i", *files, "-b", "mid", "-m", "bleu",
+                 "-n", "100", "-f", "json"]) == 0
+    recs = json.loads(capsys.readouterr().out)
+    assert {r["system"] for r in recs} == {"good", "bad", "worst"}
+    assert all({"bs_p", "ar_p", "sign_p"} <= set(r) for r in recs)
+    assert main(["compare", "-r", str(d / "ref.txt"), "-i", *files, "-b", "nobody"]) == 2
+    capsys.readouterr()
+    assert main(["audit", "--data", str(d), "-m", "bleu", "wer", "-n", "50", "--splits",
+                 "2"]) == 0
+    assert "split violations" in capsys.readouterr().out
+
+
+def test_score_mtme_files_round_trip(tmp_path, capsys):
+    d = _corpus(tmp_path)
+    files = [str(d / "sys" / f"{s}.txt") for s in SYSTEMS]
+    out = tmp_path / "mtme"
+    assert main(["score", "-r", str(d / "ref.txt"), "-i", *files, "-m", "bleu",
+                 "bleu:smooth=floor", "-f", "mtme", "--out", str(out), "--lp", "xx-en"]) == 0
+    capsys.readouterr()
+    seg = read_mtme(out / "xx-en.bleu.seg.score")
+    sys_ = read_mtme(out / "xx-en.bleu:smooth=floor.sys.score")
+    assert set(seg) == set(SYSTEMS) and all(len(v) == 6 for v in seg.values())
+    assert sys_["good"][0] > sys_["worst"][0]
+    assert main(["score", "-r", str(d / "ref.txt"), "-i", *files, "-f", "mtme"]) == 2
