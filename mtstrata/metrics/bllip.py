@@ -30,21 +30,12 @@ import numpy as np
 
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.elements import (
-    EXTRACTORS,
-    SEP,
-    Bags,
-    Item,
-    _lower,
-    extract,
-    extractor,
-    no_gc,
-)
-from mtstrata.metrics.overlap import counts, pool
+from mtstrata.metrics.elements import EXTRACTORS, SEP, Item, _lower, extractor
+from mtstrata.metrics.lecounts import pair_counts
+from mtstrata.metrics.overlap import best_reference
 from mtstrata.segment import Layer, Segment
 
 _NAN = float("nan")
-_ONE = {0: 0}  # the single type "pair" at position 0
 
 
 @extractor("dep-pair", ("pair",), [Layer.TOKENS, Layer.DEP],
@@ -53,6 +44,15 @@ def _pairs(seg: Segment) -> dict[str, list[Item]]:
     words = _lower(seg)
     return {"pair": [words[t.head - 1] + SEP + words[i]
                      for i, t in enumerate(seg.tokens) if t.head]}
+
+
+def bllip_array(hits: np.ndarray, hyp: np.ndarray, ref: np.ndarray, combine: str
+                ) -> np.ndarray:
+    """:func:`bllip_value` elementwise over arrays of counts."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = hits / np.sqrt(hyp * ref) if combine == "geometric" else 2.0 * hits / (hyp + ref)
+    v = np.where((hyp <= 0) | (ref <= 0), 0.0, v)
+    return np.where(hyp + ref > 0, v, _NAN)
 
 
 def bllip_value(hits: float, hyp: float, ref: float, combine: str) -> float:
@@ -78,36 +78,34 @@ class Bllip(MetricBase):
     name = "Bllip"
     requires = frozenset({Layer.TOKENS, Layer.DEP})
 
-    def _row(self, hb: Bags, rbs: Sequence[Bags]) -> np.ndarray:
-        if self.refs == "pooled":
-            rbs = [pool(rbs)]
-        per = [counts(hb, rb, _ONE, 1) for rb in rbs]
-        vals = [bllip_value(*c, self.combine) for c in per]
-        defined = [k for k, v in enumerate(vals) if v == v]
-        if not defined:
-            return np.array([0.0, 0.0, *per[0]])
-        if self.refs == "average":
-            return np.array([float(np.mean([vals[k] for k in defined])), 1.0,
-                             *np.mean([per[k] for k in defined], axis=0)])
-        pick = min if self.refs == "worst" else max
-        k = pick(defined, key=lambda k: vals[k])  # first reference on ties
-        return np.array([vals[k], 1.0, *per[k]])
-
     def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
-        if not refs:
-            raise ValueError("at least one reference is needed")
-        ex = EXTRACTORS["dep-pair"]
-        return self._row(extract(ex, hyp), [extract(ex, r) for r in refs])
+        return self.stats_batch([hyp], [refs])[0]
 
     def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
                     ) -> np.ndarray:
-        if len(hyps) != len(refs):
-            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
-        ex = EXTRACTORS["dep-pair"]
-        out = np.zeros((len(hyps), 5))
-        with no_gc():
-            for i, (h, rs) in enumerate(zip(hyps, refs)):
-                out[i] = self._row(extract(ex, h), [extract(ex, r) for r in rs])
+        pc = pair_counts(EXTRACTORS["dep-pair"], hyps, refs, pooled=self.refs == "pooled")
+        n = len(hyps)
+        hits = pc.hits[:, :, 0].astype(float)
+        ref = pc.ref[:, :, 0].astype(float)
+        hyp = np.broadcast_to(pc.hyp[:, None, 0].astype(float), hits.shape)
+        vals = bllip_array(hits, hyp, ref, self.combine)
+        defined = pc.valid & ~np.isnan(vals)
+        out = np.zeros((n, 5))
+        out[:, 1] = defined.any(axis=1)
+        rows = np.arange(n)
+        if self.refs == "average":
+            k = np.maximum(defined.sum(axis=1), 1)
+            out[:, 0] = np.where(defined, vals, 0.0).sum(axis=1) / k
+            for col, arr in ((2, hits), (3, hyp), (4, ref)):
+                out[:, col] = np.where(defined, arr, 0.0).sum(axis=1) / k
+            undefined = ~defined.any(axis=1)  # the counts of the first reference, as for max
+            out[undefined, 2:] = np.stack([hits[undefined, 0], hyp[undefined, 0],
+                                           ref[undefined, 0]], axis=1)
+            return out
+        b = best_reference(vals, pc.valid, "min" if self.refs == "worst" else "max")
+        s = vals[rows, b]
+        out[:, 0] = np.where(np.isnan(s), 0.0, s)
+        out[:, 2], out[:, 3], out[:, 4] = hits[rows, b], hyp[rows, b], ref[rows, b]
         return out
 
     def score(self, stats: np.ndarray) -> float:

@@ -148,6 +148,16 @@ def extract(ex: Extractor, seg: Segment) -> Bags:
     hit = _MEMO.get(key)
     if hit is not None and hit[0] is seg:
         return hit[1]
+    bags = bags_of(ex, seg)
+    if len(_MEMO) >= _MEMO_MAX:
+        _MEMO.clear()
+    _MEMO[key] = (seg, bags)
+    return bags
+
+
+def bags_of(ex: Extractor, seg: Segment) -> Bags:
+    """The bags of ``seg`` under extractor ``ex``, not memoised (the corpus engine encodes
+    each side once and keeps the result, not the bags)."""
     missing = ex.layers - seg.layers
     if missing:
         raise MissingLayerError(
@@ -180,11 +190,7 @@ def extract(ex: Extractor, seg: Segment) -> Bags:
             counts[t].update(items)  # type: ignore[attr-defined]
         else:
             counts[t] = Counter(items)
-    bags = Bags(counts)
-    if len(_MEMO) >= _MEMO_MAX:
-        _MEMO.clear()
-    _MEMO[key] = (seg, bags)
-    return bags
+    return Bags(counts)
 
 
 @contextlib.contextmanager
@@ -208,9 +214,9 @@ def clear_memo() -> None:
     """Forget memoised bags (e.g. after a benchmark)."""
     _MEMO.clear()
     _LOWER.clear()
-    from mtstrata.metrics import overlap  # the pair memo lives with the measures
+    from mtstrata.metrics import lecounts  # the corpus engine's caches
 
-    overlap._HITS.clear()
+    lecounts.clear()
 
 
 # ------------------------------------------------------------------ helpers

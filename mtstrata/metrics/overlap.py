@@ -23,7 +23,8 @@ The system score is the mean of the segment scores (Asiya).
 Statistics: ``[Σ segment score, number of defined segments]`` followed by ``[hits, hyp, ref]``
 per type of the metric (for the reference that was kept), so the corpus score, resampling and
 the per-type breakdown of ``details()`` (corpus-level micro values, e.g. ``SP-Op(NN)``) need no
-recomputation.
+recomputation. The counting itself is done for a whole corpus at once by
+:mod:`mtstrata.metrics.lecounts` and shared by the metrics built on the same extractor.
 """
 
 from __future__ import annotations
@@ -38,15 +39,8 @@ import numpy as np
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.elements import (
-    COARSE_POS,
-    EXTRACTORS,
-    NE_OUTSIDE,
-    Bags,
-    Extractor,
-    extract,
-    no_gc,
-)
+from mtstrata.metrics.elements import COARSE_POS, EXTRACTORS, NE_OUTSIDE, Extractor
+from mtstrata.metrics.lecounts import pair_counts
 from mtstrata.segment import Layer, Segment
 
 Meas = Literal["jac", "p", "r", "f"]
@@ -66,73 +60,29 @@ def measure(hits: float, hyp: float, ref: float, meas: str) -> float:
     return 2.0 * hits / (hyp + ref)
 
 
-# Hits per type of a (hypothesis bags, reference bags) pair, shared by the metrics built on one
-# extractor (SP-Op(*) and SP-Op(NN), HWCM_w-4 and HWCMi_w-4...). Both bags are kept in the value
-# so their ids cannot be reused while the entry lives; emptied when it grows too large.
-_HITS: dict[tuple[int, int], tuple[Bags, Bags, dict[int, int]]] = {}
-_HITS_MAX = 400_000
+def measure_array(hits: np.ndarray, hyp: np.ndarray, ref: np.ndarray, meas: str
+                  ) -> np.ndarray:
+    """:func:`measure` elementwise over arrays of counts (NaN where both sides are empty)."""
+    hits, hyp, ref = (np.asarray(x, dtype=float) for x in (hits, hyp, ref))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if meas == "jac":
+            v = hits / (hyp + ref - hits)
+        elif meas == "p":
+            v = np.where(hyp > 0, hits / hyp, 0.0)
+        elif meas == "r":
+            v = np.where(ref > 0, hits / ref, 0.0)
+        else:
+            v = 2.0 * hits / (hyp + ref)
+    return np.where(hyp + ref > 0, v, _NAN)
 
 
-def pair_hits(hb: Bags, rb: Bags) -> dict[int, int]:
-    """``Σ_i min(cnt_hyp(i, t), cnt_ref(i, t))`` for every type ``t`` with items on both sides."""
-    key = (id(hb), id(rb))
-    hit = _HITS.get(key)
-    if hit is not None and hit[0] is hb and hit[1] is rb:
-        return hit[2]
-    out: dict[int, int] = {}
-    rc = rb.counts
-    for t, h in hb.counts.items():
-        r = rc.get(t)
-        if not r or not h:
-            continue
-        if len(h) > len(r):
-            h, r = r, h
-        n = 0
-        for item, c in h.items():
-            m = r.get(item)
-            if m:
-                n += c if c < m else m
-        out[t] = n
-    if len(_HITS) >= _HITS_MAX:
-        _HITS.clear()
-    _HITS[key] = (hb, rb, out)
-    return out
-
-
-def counts(hb: Bags, rb: Bags, pos: dict[int, int], n: int) -> list[float]:
-    """``[hits, hyp, ref]`` for each of the ``n`` selected types, flattened.
-
-    ``pos`` maps a type index to its position among the selected types. Plain Python on
-    purpose: these vectors are tiny and numpy's per-call overhead would dominate.
-    """
-    out = [0.0] * (3 * n)
-    for t, v in pair_hits(hb, rb).items():
-        k = pos.get(t)
-        if k is not None:
-            out[3 * k] = v
-    for t, total in hb.totals.items():
-        k = pos.get(t)
-        if k is not None:
-            out[3 * k + 1] = total
-    for t, total in rb.totals.items():
-        k = pos.get(t)
-        if k is not None:
-            out[3 * k + 2] = total
-    return out
-
-
-def pool(bags: Sequence[Bags]) -> Bags:
-    """Multiset union (max counts per item and type) of several references' bags."""
-    if len(bags) == 1:
-        return bags[0]
-    merged: dict[int, dict] = {}
-    for b in bags:
-        for t, c in b.counts.items():
-            m = merged.setdefault(t, {})
-            for item, n in c.items():
-                if n > m.get(item, 0):
-                    m[item] = n
-    return Bags(merged)
+def best_reference(values: np.ndarray, valid: np.ndarray, pick: str = "max") -> np.ndarray:
+    """Index of the kept reference per segment: the best (``pick="max"``) or worst defined
+    value, the first reference on ties and when no value is defined."""
+    defined = valid & ~np.isnan(values)
+    fill = -np.inf if pick == "max" else np.inf
+    v = np.where(defined, values, fill)
+    return np.argmax(v, axis=1) if pick == "max" else np.argmin(v, axis=1)
 
 
 @dataclass(frozen=True)
@@ -182,49 +132,38 @@ class ElementOverlap(MetricBase):
         return f"{self.prefix}({self.t})" if self.typed else self.prefix
 
     # ----------------------------------------------------------- statistics
-    def _segment_score(self, c: list[float]) -> float:
-        hits, hyp, ref = c[0::3], c[1::3], c[2::3]
+    def _values(self, hits: np.ndarray, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """Segment values from ``(..., k)`` count arrays over the selected types."""
         if self.avg == "micro":
-            return measure(sum(hits), sum(hyp), sum(ref), self.meas)
-        vals = [measure(h, p, r, self.meas) for h, p, r in zip(hits, hyp, ref) if p + r > 0]
-        return sum(vals) / len(vals) if vals else _NAN
-
-    def _row(self, hb: Bags, rbs: Sequence[Bags], pos: dict[int, int]) -> list[float]:
-        n = len(pos)
-        if self.refs == "pooled" or len(rbs) == 1:
-            best = counts(hb, pool(rbs), pos, n)
-            s = self._segment_score(best)
-        else:
-            best, s = [], _NAN
-            for rb in rbs:
-                c = counts(hb, rb, pos, n)
-                v = self._segment_score(c)
-                # strict ">" keeps the first reference on ties; any defined value beats NaN
-                if not best or (v == v and (s != s or v > s)):
-                    best, s = c, v
-        defined = s == s
-        return [s if defined else 0.0, 1.0 if defined else 0.0, *best]
-
-    def _positions(self) -> dict[int, int]:
-        return {t: k for k, t in enumerate(self.type_indices())}
+            return measure_array(hits.sum(-1), hyp.sum(-1), ref.sum(-1), self.meas)
+        per = measure_array(hits, hyp, ref, self.meas)
+        n_def = (~np.isnan(per)).sum(-1)
+        total = np.where(np.isnan(per), 0.0, per).sum(-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n_def > 0, total / np.maximum(n_def, 1), _NAN)
 
     def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
-        ex = self.extractor()
-        if not refs:
-            raise ValueError("at least one reference is needed")
-        return np.array(self._row(extract(ex, hyp), [extract(ex, r) for r in refs],
-                                  self._positions()))
+        return self.stats_batch([hyp], [refs])[0]
 
     def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
                     ) -> np.ndarray:
-        if len(hyps) != len(refs):
-            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
-        ex = self.extractor()
-        pos = self._positions()
-        with no_gc():
-            rows = [self._row(extract(ex, h), [extract(ex, r) for r in rs], pos)
-                    for h, rs in zip(hyps, refs)]
-        return np.array(rows, dtype=float).reshape(len(hyps), 2 + 3 * len(pos))
+        sel = np.array(self.type_indices())
+        pc = pair_counts(self.extractor(), hyps, refs, pooled=self.refs == "pooled")
+        n = len(hyps)
+        hits, ref = pc.hits[:, :, sel], pc.ref[:, :, sel]
+        hyp = pc.hyp[:, sel]
+        vals = self._values(hits, np.broadcast_to(hyp[:, None, :], hits.shape), ref)
+        b = best_reference(vals, pc.valid)
+        rows = np.arange(n)
+        s = vals[rows, b]
+        defined = ~np.isnan(s)
+        out = np.empty((n, 2 + 3 * len(sel)))
+        out[:, 0] = np.where(defined, s, 0.0)
+        out[:, 1] = defined
+        out[:, 2::3] = hits[rows, b]
+        out[:, 3::3] = hyp
+        out[:, 4::3] = ref[rows, b]
+        return out
 
     def score(self, stats: np.ndarray) -> float:
         return float(stats[0] / stats[1]) if stats[1] > 0 else _NAN
