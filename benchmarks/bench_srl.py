@@ -28,7 +28,8 @@ from spacy.tokens import Doc
 
 from mtstrata.layers.base import SRL_NEEDS
 from mtstrata.layers.spacy_backend import MODEL, components_for, to_segment
-from mtstrata.layers.srl import SRL_VERSION, label_frames, read_gold
+from mtstrata.layers.srl import SRL_VERSION, label_frames
+from mtstrata.layers.srl_gold import read_gold
 from mtstrata.segment import Frame, Segment
 
 GOLD = Path(__file__).resolve().parent.parent / "tests" / "data" / "srl_gold.txt"

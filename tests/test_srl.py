@@ -8,7 +8,8 @@ import pytest
 
 from mtstrata.errors import InputError, MissingLayerError
 from mtstrata.layers import base
-from mtstrata.layers.srl import SRL_VERSION, RuleSRL, label_frames, parse_bracketed, read_gold
+from mtstrata.layers.srl import SRL_VERSION, RuleSRL, label_frames
+from mtstrata.layers.srl_gold import parse_bracketed, read_gold
 from mtstrata.segment import Layer, Segment
 
 GOLD = Path(__file__).parent / "data" / "srl_gold.txt"
@@ -86,12 +87,42 @@ CASES = [
         "avoid/avoid/VERB/VB/4/advcl losses/loss/NOUN/NNS/7/dobj",
         {"acted": [("AM-DIS", "However"), ("A0", "they"), ("AM-MNR", "quickly"),
                    ("AM-PNC", "to avoid losses")],
-         "avoid": [("A1", "losses")]}),
+         "avoid": [("A0", "they"), ("A1", "losses")]}),
 ]
 
 
 @pytest.mark.parametrize(("spec", "expected"), CASES)
 def test_rules(spec: str, expected: dict[str, list[tuple[str, str]]]) -> None:
+    assert roles(parse(spec)) == expected
+
+
+CASES_2 = [
+    (  # temporal PP hung on the object by the parser is moved to the verb
+        "Protesters/protester/NOUN/NNS/2/nsubj blocked/block/VERB/VBD/0/root "
+        "the/the/DET/DT/4/det road/road/NOUN/NN/2/dobj for/for/ADP/IN/4/prep "
+        "hours/hour/NOUN/NNS/5/pobj",
+        {"blocked": [("A0", "Protesters"), ("A1", "the road"), ("AM-TMP", "for hours")]}),
+    (  # frame-specific PP (accuse ... of) and object of a communication verb with a clause
+        "They/they/PRON/PRP/2/nsubj accused/accuse/VERB/VBD/0/root him/he/PRON/PRP/2/dobj "
+        "of/of/ADP/IN/3/prep fraud/fraud/NOUN/NN/4/pobj",
+        {"accused": [("A0", "They"), ("A1", "him"), ("A2", "of fraud")]}),
+    (
+        "She/she/PRON/PRP/2/nsubj told/tell/VERB/VBD/0/root us/we/PRON/PRP/2/dobj "
+        "that/that/SCONJ/IN/6/mark prices/price/NOUN/NNS/6/nsubj rose/rise/VERB/VBD/2/ccomp",
+        {"told": [("A0", "She"), ("A2", "us"), ("A1", "that prices rose")],
+         "rose": [("A1", "prices")]}),
+    (  # a participial adjunct's empty subject is the main clause's subject; sell ... to -> A2
+        "The/the/DET/DT/2/det firm/firm/NOUN/NN/3/nsubj sold/sell/VERB/VBD/0/root "
+        "shares/share/NOUN/NNS/3/dobj to/to/ADP/IN/3/prep banks/bank/NOUN/NNS/5/pobj "
+        ",/,/PUNCT/,/3/punct citing/cite/VERB/VBG/3/advcl debts/debt/NOUN/NNS/8/dobj",
+        {"sold": [("A0", "The firm"), ("A1", "shares"), ("A2", "to banks"),
+                  ("AM-ADV", "citing debts")],
+         "citing": [("A0", "The firm"), ("A1", "debts")]}),
+]
+
+
+@pytest.mark.parametrize(("spec", "expected"), CASES_2)
+def test_rules_2(spec: str, expected: dict[str, list[tuple[str, str]]]) -> None:
     assert roles(parse(spec)) == expected
 
 

@@ -16,6 +16,11 @@ shared task (Carreras & Marquez 2005) and of the role inventory of PropBank (Pal
   ``dative`` (NP or *to* PP) and ``attr``/``acomp``/``oprd`` -> A2. Verbs of changing value
   (*rise*, *fall*, *increase*, ...) follow their PropBank frames: amount -> A2, *from* -> A3,
   *to* -> A4.
+* **frame-specific PPs**: a small table of PropBank frames (*sell/send/move ... to* -> A2,
+  *buy ... from* -> A2, *invest in* -> A2, *accuse ... of* -> A2, ...); the object of a
+  communication verb followed by a clause (*told reporters that*, *asked the army to*) -> A2.
+  Trailing temporal or frame-specific PPs that the parser hung on the object noun are moved to
+  the verb (a frequent attachment error of the small spaCy model).
 * **modifiers**: ``neg`` -> AM-NEG; a modal auxiliary (``MD``) -> AM-MOD; adverbs, noun-phrase
   adverbials, prepositional phrases and adverbial clauses are typed by small word lists
   (temporal nouns and prepositions -> AM-TMP, places -> AM-LOC, *because* -> AM-CAU, purpose
@@ -23,26 +28,27 @@ shared task (Carreras & Marquez 2005) and of the role inventory of PropBank (Pal
   AM-DIR, *-ly* adverbs and *with* phrases -> AM-MNR, the rest -> AM-ADV).
 * **shared and controlled subjects**: a conjoined verb without a subject takes its first
   conjunct's subject; an ``xcomp`` verb without a subject takes its governor's object, else its
-  subject (control); a relative clause's antecedent takes the role of the relative pronoun, and a
+  subject (control); a subjectless participial or to-infinitive adjunct (``advcl``) takes its
+  governor's subject; a relative clause's antecedent takes the role of the relative pronoun, and a
   reduced relative's head noun is A1 (past participle) or A0 (present participle).
 
 An argument is the contiguous span of the argument head's subtree (for a PP the whole PP with its
 preposition, as PropBank does), with edge punctuation trimmed. C-/R- prefixes are not produced.
-Quality on the hand-labelled gold set (tests/data/srl_gold.txt) is measured by
-benchmarks/bench_srl.py; these rules are the baseline a learned labeller must beat.
+Quality on the hand-labelled gold sets (tests/data/srl_gold*.txt, read by
+:mod:`mtstrata.layers.srl_gold`) is measured by benchmarks/bench_srl.py; these rules are the
+baseline a learned labeller must beat.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Iterable
 
-from mtstrata.errors import InputError, MissingLayerError
+from mtstrata.errors import MissingLayerError
 from mtstrata.segment import Frame, Layer, Segment, Span
 
 #: Goes into annotator signatures: bump it whenever a rule changes a label.
-SRL_VERSION = "rules-1"
+SRL_VERSION = "rules-2"
 
 # ----------------------------------------------------------------------------- word lists
 def _ws(text: str) -> frozenset[str]:
@@ -51,12 +57,28 @@ def _ws(text: str) -> frozenset[str]:
 
 UNACCUSATIVE = _ws(
     "rise fall increase decrease drop decline grow climb jump gain slip plunge surge tumble soar "
-    "sink shrink edge rebound recover resume die arrive happen occur begin start end open close "
-    "break collapse emerge exist vanish disappear fail come go remain stay expire continue")
+    "sink shrink edge rebound recover resume reopen stall double triple halve die arrive happen "
+    "occur begin start end open close break collapse emerge exist vanish disappear fail come go "
+    "remain stay expire continue")
 LINKING = _ws("become remain seem appear stay prove turn get grow look sound")
 VALUE_VERBS = _ws(
     "rise fall increase decrease drop decline grow climb jump gain slip plunge surge tumble soar "
     "sink shrink edge rebound recover")
+#: transitive verbs of changing a value: their PPs follow the same frame (by A2, from A3, to A4)
+VALUE_PP_VERBS = VALUE_VERBS | _ws("cut raise lower reduce boost lift slash double triple halve")
+#: frame-specific PP arguments (PropBank frames): lemma -> {preposition: role}
+PP_ARGS: dict[str, dict[str, str]] = {
+    **{v: {"to": "A2"} for v in _ws("give send sell lend offer deliver transfer ship export hand "
+                                    "move relocate shift sentence return donate")},
+    "sell": {"to": "A2", "for": "A3"}, "buy": {"from": "A2", "for": "A3"},
+    "pay": {"to": "A2", "for": "A3"}, "invest": {"in": "A2"},
+    **{v: {"from": "A2"} for v in _ws("withdraw remove expel release")},
+    **{v: {"with": "A2", "to": "A2", "about": "A1"} for v in ("speak", "talk")},
+    "accuse": {"of": "A2"}, "charge": {"with": "A2"}, "convict": {"of": "A2"},
+}
+#: verbs whose object is the hearer / impelled agent when a clause complement follows (A2)
+OBJECT_A2_WITH_CLAUSE = _ws("tell ask inform warn urge order persuade remind advise notify assure "
+                            "instruct")
 TEMPORAL_NOUNS = _ws(
     "today yesterday tomorrow tonight now time times day days week weeks weekend month months year "
     "years decade decades century morning afternoon evening night hour hours minute minutes "
@@ -66,7 +88,7 @@ TEMPORAL_NOUNS = _ws(
 TEMPORAL_PREPS = _ws("during since until till after before throughout")
 LOCATIVE_PREPS = _ws(
     "in at near across inside outside around within along beside behind under over between among "
-    "on throughout beyond below above")
+    "on throughout beyond below above off")
 DIRECTION_PREPS = _ws("to into onto toward towards from through out up down")
 TEMPORAL_ADVS = _ws(
     "now then today yesterday tomorrow tonight recently soon already still again later earlier "
@@ -87,6 +109,9 @@ DISCOURSE_ADVS = _ws(
     "however therefore thus also too moreover furthermore nevertheless nonetheless instead "
     "indeed besides hence consequently accordingly otherwise but and so though "
     "still")
+ADVERBIAL_ADVS = _ws(
+    "probably possibly perhaps maybe likely reportedly apparently allegedly certainly clearly "
+    "obviously definitely surely even only just really already")
 NEG_WORDS = _ws("not n't never no")
 CAUSE_MARKS = _ws("because since as")
 TEMPORAL_MARKS = _ws("when while after before until till once whenever as")
@@ -179,6 +204,8 @@ def _adverb_role(tree: _Tree, i: int) -> str:
         return "AM-NEG"
     if w in TEMPORAL_ADVS:
         return "AM-TMP"
+    if w in ADVERBIAL_ADVS:
+        return "AM-ADV"
     if w in LOCATIVE_ADVS:
         return "AM-LOC"
     if w in DIRECTION_ADVS:
@@ -204,7 +231,10 @@ def _prep_role(tree: _Tree, pred: int, p: int, has_obj: bool) -> str:
     two = f"{word} {tree.toks[nxt].form.lower()}" if nxt is not None else word
     if two in ("because of", "due to", "thanks to") or word == "amid":
         return "AM-CAU"
-    if tree.low(pred) in VALUE_VERBS:
+    frame_role = PP_ARGS.get(tree.low(pred), {}).get(word)
+    if frame_role is not None:
+        return frame_role
+    if tree.low(pred) in VALUE_PP_VERBS:
         if word == "by":
             return "A2"
         if word == "from":
@@ -213,7 +243,7 @@ def _prep_role(tree: _Tree, pred: int, p: int, has_obj: bool) -> str:
             return "A4"
     temporal = obj is not None and _is_temporal(tree, obj)
     if word in TEMPORAL_PREPS or (temporal and word in ("in", "on", "at", "by", "for", "within",
-                                                        "over", "from", "to")):
+                                                        "over", "from", "to", "through")):
         return "AM-TMP"
     if word in ("despite", "although", "like", "unlike", "as", "regardless"):
         return "AM-ADV"
@@ -254,6 +284,28 @@ def _clause_role(tree: _Tree, c: int) -> str:
     return "AM-ADV"
 
 
+def _lifted_pps(tree: _Tree, v: int, obj: int) -> list[int]:
+    """Trailing PPs the parser hung on the object that belong to the verb.
+
+    A small parser attaches "for several hours", "on Wednesday" or "of corruption" (after
+    *accuse*) to the object noun; nouns rarely take such temporal or frame-specific PPs, so they
+    are moved to the verb (only a trailing run, so spans stay contiguous).
+    """
+    frame = PP_ARGS.get(tree.low(v), {})
+    out: list[int] = []
+    for q in sorted((k for k in tree.kids[obj] if k > obj and tree.dep(k) == "prep"),
+                    reverse=True):
+        if tree.extent(q)[1] != (tree.extent(out[-1])[0] if out else tree.extent(obj)[1]):
+            break
+        word = tree.toks[q].form.lower()
+        pobj = tree.first(q, "pobj")
+        temporal = word in TEMPORAL_PREPS or (pobj is not None and _is_temporal(tree, pobj))
+        if not (temporal or word in frame):
+            break
+        out.append(q)
+    return out[::-1]
+
+
 def _subject(tree: _Tree, v: int) -> int | None:
     return tree.first(v, *SUBJECTS, *PASSIVE_SUBJECTS, "expl")
 
@@ -279,6 +331,8 @@ def _frame(tree: _Tree, v: int) -> Frame:
             role = "A0"
         elif dep == "dobj":
             role = "A2" if lemma in VALUE_VERBS and _has_number(tree, c) else "A1"
+            if lemma in OBJECT_A2_WITH_CLAUSE and tree.first(v, "ccomp", "xcomp") is not None:
+                role = "A2"  # "told reporters that ...", "asked the army to ..."
         elif dep in ("ccomp", "xcomp"):
             role = "A2" if lemma in LINKING else "A1"
         elif dep in ("dative", "attr", "acomp", "oprd"):
@@ -303,8 +357,11 @@ def _frame(tree: _Tree, v: int) -> Frame:
             role = _clause_role(tree, c)
         elif dep == "cc" and c < v and tree.extent(v)[0] == c:
             role = "AM-DIS"  # sentence-initial "But", "And"
-        if role is not None:
-            args.append(tree.span(c, role))
+        if role is None:
+            continue
+        lifted = _lifted_pps(tree, v, c) if dep == "dobj" else []
+        args.append(tree.span(c, role, without=lifted[0] if lifted else None))
+        args.extend(tree.span(q, _prep_role(tree, v, q, True)) for q in lifted)
     args.extend(_inherited(tree, v, passive, subj_role))
     return Frame(v, tuple(sorted(args, key=lambda s: (s.start, s.end, s.label))))
 
@@ -316,6 +373,11 @@ def _inherited(tree: _Tree, v: int, passive: bool, subj_role: str) -> list[Span]
     if not head:
         return []
     h = head - 1
+    adjunct = dep == "advcl" and (tree.toks[v].xpos in ("VBG", "VBN") or any(
+        tree.dep(k) == "aux" and tree.toks[k].form.lower() == "to" for k in tree.kids[v]))
+    if adjunct and _subject(tree, v) is None and tree.first(v, "mark") is None:
+        ctrl = tree.first(h, *SUBJECTS, *PASSIVE_SUBJECTS)  # "..., saying ...", "to cover"
+        return [] if ctrl is None else [tree.span(ctrl, "A1" if passive else subj_role)]
     if dep in ("conj", "xcomp") and _subject(tree, v) is None:
         if dep == "xcomp":
             ctrl = tree.first(h, "dobj")
@@ -382,85 +444,3 @@ class RuleSRL:
         """New segments with ``frames`` filled and :attr:`Layer.SRL` declared."""
         return [dataclasses.replace(s, frames=label_frames(s), layers=s.layers | {Layer.SRL})
                 for s in segments]
-
-
-# ----------------------------------------------------------------------------- gold files
-@dataclasses.dataclass(frozen=True)
-class GoldSentence:
-    """A hand-labelled sentence: its tokens and its frames (predicate + argument spans)."""
-
-    tokens: tuple[str, ...]
-    frames: tuple[Frame, ...]
-    line: int
-
-
-def parse_bracketed(line: str, tokens: Sequence[str], path: str, lineno: int) -> Frame:
-    """One predicate's line ``[A0 The board] [V approved] [A1 the plan] .`` -> a Frame.
-
-    The words outside and inside the brackets must spell ``tokens`` exactly, in order.
-    """
-    out: list[Span] = []
-    pred: int | None = None
-    words, k, label, start = line.split(), 0, None, 0
-    for w in words:
-        if w.startswith("[") and len(w) > 1:
-            if label is not None:
-                raise InputError("nested '[' in a predicate line.", path, lineno)
-            label, start = w[1:], k
-            continue
-        close = w.endswith("]") and label is not None
-        if close:
-            w = w[:-1]
-        if w:
-            if k >= len(tokens) or tokens[k] != w:
-                raise InputError(f"word {w!r} at position {k} does not match the sentence "
-                                 f"tokens ({' '.join(tokens)!r}); copy the sentence line "
-                                 "exactly and add brackets.", path, lineno)
-            k += 1
-        if close:
-            if label == "V":
-                if k - start != 1:
-                    raise InputError("[V ...] must hold exactly one token.", path, lineno)
-                pred = start
-            else:
-                out.append(Span(start, k, label))
-            label = None
-    if label is not None or k != len(tokens):
-        raise InputError("unclosed bracket or missing words in a predicate line.", path, lineno)
-    if pred is None:
-        raise InputError("a predicate line needs one [V verb].", path, lineno)
-    return Frame(pred, tuple(sorted(out, key=lambda s: (s.start, s.end, s.label))))
-
-
-def read_gold(path: str | Path) -> list[GoldSentence]:
-    """Read a gold file (format documented at the top of tests/data/srl_gold.txt).
-
-    Blocks are separated by blank lines; ``#`` lines are comments. A block's first line is the
-    sentence as space-separated tokens; every further line is one predicate with its arguments
-    in brackets. A block with no predicate line has no frame.
-    """
-    p = str(path)
-    out: list[GoldSentence] = []
-    block: list[tuple[int, str]] = []
-
-    def flush() -> None:
-        if block:
-            (n0, sent), rest = block[0], block[1:]
-            toks = tuple(sent.split())
-            frames = tuple(parse_bracketed(s, toks, p, n) for n, s in rest)
-            if len({f.predicate for f in frames}) != len(frames):
-                raise InputError("the same predicate is labelled twice.", p, n0)
-            out.append(GoldSentence(toks, frames, n0))
-            block.clear()
-
-    with open(p, encoding="utf-8") as fh:
-        for n, raw in enumerate(fh, 1):
-            s = raw.strip()
-            if s.startswith("#"):
-                continue
-            if not s:
-                flush()
-            else:
-                block.append((n, s))
-    flush()
-    return out
