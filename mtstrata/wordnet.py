@@ -1,10 +1,12 @@
-"""The project-managed nltk data directory holding WordNet 3.0 (installed by the set-up).
+"""Where mtstrata keeps WordNet 3.0 for nltk, and how it loads it (never from the network).
 
-WordNet comes from the Debian packages pinned in ``models.lock`` (``wordnet-base``,
-``wordnet-sense-index``); ``scripts/install_wordnet.py`` copies it into
-``$MTSTRATA_NLTK_DATA`` or ``<sys.prefix>/share/mtstrata/nltk_data``; the installed versions
-are those of the Debian packages (``dpkg-query``). nltk is pointed at that directory only: it
-never downloads.
+The set-up (``make setup``) installs the Debian packages ``wordnet-base`` and
+``wordnet-sense-index`` (genuine WordNet 3.0 in ``/usr/share/wordnet``) and then runs
+``scripts/install_wordnet.py``, which copies those files into ``<data dir>/corpora/wordnet/``
+and writes the ``lexnames`` file the Debian packages lack. The data directory is
+``$MTSTRATA_NLTK_DATA`` if set, else ``<sys.prefix>/share/mtstrata/nltk_data`` (inside the
+virtual environment). nltk is given that directory only; ``nltk.download`` is never called.
+The installed versions are those of the Debian packages (``dpkg-query``, for ``models.lock``).
 """
 
 from __future__ import annotations
@@ -13,17 +15,32 @@ import os
 import shutil
 import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from mtstrata.errors import ModelError
+
+SETUP_COMMAND = "make setup"
+#: files nltk's WordNet reader opens (index.sense is mandatory in nltk 3.10; lexnames is ours)
+REQUIRED_FILES = (
+    "lexnames", "index.sense",
+    "index.noun", "index.verb", "index.adj", "index.adv",
+    "data.noun", "data.verb", "data.adj", "data.adv",
+    "noun.exc", "verb.exc", "adj.exc", "adv.exc",
+)
+
 
 def data_dir() -> Path:
-    """The nltk data directory mtstrata uses."""
+    """The nltk data directory mtstrata manages (``$MTSTRATA_NLTK_DATA`` or inside the venv)."""
     env = os.environ.get("MTSTRATA_NLTK_DATA")
-    return Path(env) if env else Path(sys.prefix) / "share" / "mtstrata" / "nltk_data"
+    if env:
+        return Path(env)
+    return Path(sys.prefix) / "share" / "mtstrata" / "nltk_data"
 
 
 def wordnet_dir() -> Path:
+    """``<data dir>/corpora/wordnet``: where the WordNet 3.0 files must be."""
     return data_dir() / "corpora" / "wordnet"
 
 
@@ -38,4 +55,50 @@ def installed_data_version(entry: dict[str, Any]) -> str | None:
 
 def wordnet_installed() -> bool:
     """Whether the nltk data directory holds WordNet (copied there by the set-up)."""
-    return (wordnet_dir() / "data.noun").is_file() and (wordnet_dir() / "lexnames").is_file()
+    return not missing_files()
+
+
+def missing_files() -> list[str]:
+    """Names of required WordNet files absent from :func:`wordnet_dir` (empty when ready)."""
+    root = wordnet_dir()
+    return [f for f in REQUIRED_FILES if not (root / f).is_file()]
+
+
+def load_wordnet() -> Any:
+    """nltk's ``WordNetCorpusReader`` over the project's WordNet 3.0 (cached per directory).
+
+    Raises:
+        ModelError: WordNet is not installed in the data directory; the message names the
+            set-up command.
+    """
+    return _load(str(data_dir()))
+
+
+@lru_cache(maxsize=4)
+def _load(directory: str) -> Any:
+    root = Path(directory) / "corpora" / "wordnet"
+    missing = missing_files()
+    if missing:
+        raise ModelError(
+            f"WordNet 3.0 is not installed in {root} (missing: {', '.join(missing)}). "
+            f"METEOR's synonym stage (METEOR-sy, 'meteor') needs it. Run `{SETUP_COMMAND}` "
+            "(it installs the Debian packages wordnet-base and wordnet-sense-index and runs "
+            "scripts/install_wordnet.py), or set MTSTRATA_NLTK_DATA to a directory holding "
+            "corpora/wordnet. METEOR-ex and METEOR-st work without WordNet. mtstrata never "
+            "downloads it."
+        )
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    # nltk only opens corpus roots that lie under one of its data paths: add ours (once)
+    if directory not in nltk.data.path:
+        nltk.data.path.insert(0, directory)
+    pointer = nltk.data.find("corpora/wordnet")
+    if Path(str(pointer)).resolve() != root.resolve():
+        raise ModelError(f"nltk found WordNet at {pointer}, not at {root}; remove the other "
+                         "copy from nltk's data path or set MTSTRATA_NLTK_DATA.")
+    reader = WordNetCorpusReader(pointer, None)
+    if reader.get_version() != "3.0":
+        raise ModelError(f"the WordNet in {root} is version {reader.get_version()}, not 3.0; "
+                         f"re-run `{SETUP_COMMAND}`.")
+    return reader

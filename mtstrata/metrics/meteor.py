@@ -1,0 +1,183 @@
+"""METEOR (Banerjee and Lavie 2005; Lavie and Agarwal 2007) through nltk's ``meteor_score``.
+
+Unigram alignment in stages (exact, then Porter stem, then WordNet 3.0 synonym), then::
+
+    P = m / |h|,  R = m / |r|,  Fmean = P·R / (α·P + (1-α)·R),
+    Pen = γ · (chunks / m)^β,   METEOR = (1 - Pen) · Fmean
+
+with nltk's defaults ``α = 0.9, β = 3, γ = 0.5``; with several references the best score
+(nltk's ``meteor_score`` takes the max). Asiya's names select the stages:
+
+* ``METEOR-sy`` (also ``meteor``): exact + stem + synonym, exactly nltk's ``meteor_score`` with
+  the project's WordNet 3.0 (:mod:`mtstrata.wordnet`). Without WordNet it raises a
+  :class:`~mtstrata.errors.ModelError` naming ``make setup``; it never falls back.
+* ``METEOR-st``: exact + stem. nltk's ``meteor_score`` with a WordNet stand-in that knows no
+  synsets (nltk's synonym stage then only pairs identical words, which the exact stage has
+  already consumed). Needs no WordNet.
+* ``METEOR-ex``: exact only: also an identity stemmer (its stem stage pairs only identical
+  words, already consumed).
+
+What nltk is fed: the tokens of sacreBLEU's ``13a`` tokenizer (``tok``), original case; nltk
+lowercases every token itself (its ``preprocess=str.lower``). Note nltk's staging: the synonym
+stage looks up the *Porter stems* left over by the stem stage (``automobile`` -> ``automobil``
+has no synsets, so automobile/car do not match while kid/child do); METEOR-sy keeps nltk's
+behaviour rather than silently changing it. METEOR is not decomposable:
+per-segment statistics are ``[score, 1]`` and the corpus score is the mean sentence score (as
+nltk offers no corpus-level METEOR; the original tool's corpus score pools the counts instead,
+which is not reproduced here).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mtstrata.errors import ConfigError, ModelError
+from mtstrata.metrics import REGISTRY
+from mtstrata.metrics.base import MetricBase
+from mtstrata.metrics.bleu import tokenize
+from mtstrata.segment import Segment
+
+
+class _NoSynonyms:
+    """WordNet stand-in for the stages without synonyms: every word has no synsets."""
+
+    def synsets(self, word: str) -> list[Any]:
+        return []
+
+
+class _IdentityStemmer:
+    """Stemmer stand-in for METEOR-ex: the stem of a word is the word."""
+
+    def stem(self, word: str) -> str:
+        return word
+
+
+@lru_cache(maxsize=1)
+def _porter() -> Any:
+    from nltk.stem.porter import PorterStemmer  # nltk is imported only when METEOR runs
+
+    return PorterStemmer()
+
+
+def _scorer() -> Any:
+    from nltk.translate.meteor_score import meteor_score
+
+    return meteor_score
+
+
+@lru_cache(maxsize=1)
+def _wordnet() -> Any:
+    from mtstrata.wordnet import load_wordnet
+
+    with warnings.catch_warnings():
+        # nltk warns that the multilingual (OMW) functions are absent: we use none of them
+        warnings.simplefilter("ignore", UserWarning)
+        return load_wordnet()
+
+
+@dataclass(frozen=True)
+class _Meteor(MetricBase):
+    alpha: float = 0.9
+    beta: float = 3.0
+    gamma: float = 0.5
+    tok: str = "13a"
+
+    display: ClassVar[str] = ""
+    stages: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        if not (0.0 <= self.alpha <= 1.0 and self.beta >= 0.0 and 0.0 <= self.gamma <= 1.0):
+            raise ConfigError(f"{self.display}: need 0 <= alpha <= 1, beta >= 0 and "
+                              f"0 <= gamma <= 1 (got {self.alpha}, {self.beta}, {self.gamma}).")
+        if self.stages == "sy":
+            # fail at creation, before any scoring, when WordNet is missing (cheap file check;
+            # the reader itself is loaded on first use, which takes seconds)
+            from mtstrata.wordnet import load_wordnet, missing_files
+
+            if missing_files():
+                load_wordnet()  # raises the ModelError that names the set-up command
+                raise ModelError("WordNet is incomplete; run `make setup`.")  # not reached
+
+    def display_name(self) -> str:
+        return self.display
+
+    def _resources(self) -> tuple[Any, Any]:
+        """(stemmer, wordnet) for nltk, per the stages of this variant."""
+        if self.stages == "ex":
+            return _IdentityStemmer(), _NoSynonyms()
+        if self.stages == "st":
+            return _porter(), _NoSynonyms()
+        return _porter(), _wordnet()
+
+    def _tokens(self, text: str) -> list[str]:
+        return tokenize(text, self.tok, False).split()
+
+    def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
+        if not refs:
+            raise ValueError(f"{self.display} needs at least one reference")
+        stemmer, wn = self._resources()
+        s = _scorer()([self._tokens(r.text) for r in refs], self._tokens(hyp.text),
+                         stemmer=stemmer, wordnet=wn, alpha=self.alpha, beta=self.beta,
+                         gamma=self.gamma)
+        return np.array([s, 1.0])
+
+    def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
+                    ) -> np.ndarray:
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
+        stemmer, wn = self._resources()
+        meteor_score = _scorer()
+        toks: dict[str, list[str]] = {}
+
+        def tk(text: str) -> list[str]:
+            t = toks.get(text)
+            if t is None:
+                t = toks[text] = self._tokens(text)
+            return t
+
+        out = np.ones((len(hyps), 2))
+        for k, (h, rs) in enumerate(zip(hyps, refs, strict=True)):
+            if not rs:
+                raise ValueError(f"{self.display} needs at least one reference")
+            out[k, 0] = meteor_score([tk(r.text) for r in rs], tk(h.text), stemmer=stemmer,
+                                     wordnet=wn, alpha=self.alpha, beta=self.beta,
+                                     gamma=self.gamma)
+        return out
+
+    def score(self, stats: np.ndarray) -> float:
+        return float(stats[0] / stats[1]) if stats[1] else 0.0
+
+
+@dataclass(frozen=True)
+class MeteorEx(_Meteor):
+    name: ClassVar[str] = "METEOR-ex"
+    display: ClassVar[str] = "METEOR-ex"
+    stages: ClassVar[str] = "ex"
+
+
+@dataclass(frozen=True)
+class MeteorSt(_Meteor):
+    name: ClassVar[str] = "METEOR-st"
+    display: ClassVar[str] = "METEOR-st"
+    stages: ClassVar[str] = "st"
+
+
+@dataclass(frozen=True)
+class MeteorSy(_Meteor):
+    name: ClassVar[str] = "METEOR-sy"
+    display: ClassVar[str] = "METEOR-sy"
+    stages: ClassVar[str] = "sy"
+
+
+REGISTRY.add("METEOR-ex", MeteorEx, "METEOR, exact unigram matches only (nltk's scorer)")
+REGISTRY.add("METEOR-st", MeteorSt, "METEOR, exact + Porter stem matches (nltk's scorer); no "
+             "WordNet needed")
+REGISTRY.add("METEOR-sy", MeteorSy, "METEOR, exact + stem + WordNet 3.0 synonyms = nltk's "
+             "meteor_score (needs `make setup`)")
+REGISTRY.add("meteor", MeteorSy, "alias of METEOR-sy")
