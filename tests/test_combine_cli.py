@@ -145,3 +145,32 @@ def test_score_mtme_files_round_trip(tmp_path, capsys):
     assert set(seg) == set(SYSTEMS) and all(len(v) == 6 for v in seg.values())
     assert sys_["good"][0] > sys_["worst"][0]
     assert main(["score", "-r", str(d / "ref.txt"), "-i", *files, "-f", "mtme"]) == 2
+
+
+def test_last_line_without_newline_is_kept(tmp_path):
+    d = _corpus(tmp_path)
+    (d / "sys_scores.tsv").write_text("system\thuman_score\n" + "\n".join(
+        f"{s}\t{h}" for s, h in HUMAN.items()), encoding="utf-8")  # no final newline
+    assert read_dev_corpus(d).sys_human["worst"] == -0.8
+
+
+def test_corrupt_cache_is_an_input_error(tmp_path):
+    d = _corpus(tmp_path)
+    cached_table(d, ["wer"], tmp_path / "c")
+    f = next((tmp_path / "c").glob("*.npz"))
+    f.write_bytes(f.read_bytes()[:50])
+    with pytest.raises(InputError, match="delete the file"):
+        load_table(f)
+
+
+def test_changed_signature_is_recomputed(tmp_path):
+    d = _corpus(tmp_path)
+    t = cached_table(d, ["wer"], tmp_path / "c")
+    assert t.signatures["wer"].startswith("WER")
+    t.signatures["wer"] = "WER|stale"
+    from mtstrata.combine.table import save_table, table_path
+
+    save_table(t, table_path(tmp_path / "c", d))
+    calls = []
+    cached_table(d, ["wer"], tmp_path / "c", on_compute=lambda lp, todo: calls.append(todo))
+    assert calls == [["wer"]]

@@ -49,8 +49,16 @@ class DevCorpus:
 
 
 def _lines(path: Path) -> list[str]:
-    with open(path, encoding="utf-8") as f:
-        return f.read().split("\n")[:-1] if path.stat().st_size else []
+    """Lines split on ``\n`` only (segments may hold other Unicode line separators); a final
+    newline ends the last line, a missing one does not drop it."""
+    with open(path, encoding="utf-8", newline="") as f:
+        text = f.read()
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
 def _tsv(path: Path, min_cols: int) -> list[tuple[int, list[str]]]:

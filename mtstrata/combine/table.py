@@ -9,6 +9,7 @@ significance tests, which need ``metric.score`` of resampled sums.
 from __future__ import annotations
 
 import os
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ class ScoreTable:
     sys_scores: dict[str, np.ndarray] = field(default_factory=dict)
     seg_scores: dict[str, np.ndarray] = field(default_factory=dict)
     higher: dict[str, bool] = field(default_factory=dict)
+    signatures: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_corpus(cls, corpus: DevCorpus) -> ScoreTable:
@@ -184,11 +186,13 @@ def build_table(corpus: DevCorpus, metric_specs: Sequence[str], annotation: obje
         table.add(name, np.array([m.score(raw[name][s].sum(0)) for s in table.systems]),
                   np.vstack([m.segment_scores(raw[name][s]) for s in table.systems]),
                   m.higher_is_better)
+        table.signatures[name] = m.signature()
     return table, raw
 
 
 def save_table(table: ScoreTable, path: str | os.PathLike[str]) -> None:
-    """Cache a table as ``.npz``."""
+    """Cache a table as ``.npz`` (written to a temporary file, then renamed: a run killed
+    while saving never leaves a truncated cache)."""
     arrays: dict[str, np.ndarray] = {
         "systems": np.array(table.systems), "sys_human": table.sys_human,
         "seg_sys": table.seg_sys, "seg_idx": table.seg_idx, "seg_human": table.seg_human,
@@ -197,20 +201,29 @@ def save_table(table: ScoreTable, path: str | os.PathLike[str]) -> None:
     for i, m in enumerate(table.metrics()):
         arrays[f"sys_{i}"] = table.sys_scores[m]
         arrays[f"seg_{i}"] = table.seg_scores[m]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, **arrays)
+    if table.signatures:
+        arrays["signatures"] = np.array([table.signatures.get(m, "") for m in table.metrics()])
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f"{p.stem}.{os.getpid()}.tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, p)
 
 
 def load_table(path: str | os.PathLike[str]) -> ScoreTable:
     """Read a table written by :func:`save_table`."""
     try:
         z = np.load(path)
-    except OSError as e:
-        raise InputError(f"cannot read cached score table: {e}.", str(path)) from None
-    t = ScoreTable(str(z["lp"]), [str(s) for s in z["systems"]], z["sys_human"], z["seg_sys"],
-                   z["seg_idx"], z["seg_human"])
-    for i, (m, h) in enumerate(zip(z["metrics"], z["higher"], strict=True)):
-        t.add(str(m), z[f"sys_{i}"], z[f"seg_{i}"], bool(h))
+        t = ScoreTable(str(z["lp"]), [str(s) for s in z["systems"]], z["sys_human"],
+                       z["seg_sys"], z["seg_idx"], z["seg_human"])
+        sigs = [str(s) for s in z["signatures"]] if "signatures" in z else []
+        for i, (m, h) in enumerate(zip(z["metrics"], z["higher"], strict=True)):
+            t.add(str(m), z[f"sys_{i}"], z[f"seg_{i}"], bool(h))
+            if i < len(sigs) and sigs[i]:
+                t.signatures[str(m)] = sigs[i]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+        raise InputError(f"cannot read cached score table ({e}); delete the file (it is "
+                         "rebuilt) or pass another --tables directory.", str(path)) from None
     return t
 
 
@@ -244,8 +257,9 @@ def cached_table(lp_dir: str | os.PathLike[str], specs: Sequence[str],
     """The score table of ``lp_dir`` holding ``specs``, computing only metrics not cached yet.
 
     Metrics are keyed by their spec string (``chrf:char_order=3``): display names of variants
-    coincide (all BLEU variants display as ``BLEU``). The cache is rewritten when metrics are
-    added. ``on_compute(lp, specs)`` is called before computing, for progress messages.
+    coincide (all BLEU variants display as ``BLEU``); each is stored with its signature and
+    recomputed if the signature changed. The cache is rewritten when metrics are added.
+    ``on_compute(lp, specs)`` is called before computing, for progress messages.
     """
     from mtstrata.combine.data import read_dev_corpus
 
@@ -254,12 +268,18 @@ def cached_table(lp_dir: str | os.PathLike[str], specs: Sequence[str],
     table = load_table(path) if path.is_file() else ScoreTable.from_corpus(corpus)
     if table.systems != list(corpus.systems):
         table = ScoreTable.from_corpus(corpus)  # data changed: stale cache, start again
-    todo = [s for s in dict.fromkeys(specs) if s not in table.sys_scores]
+    from mtstrata.metrics import create
+
+    # a cached metric whose signature changed (parameters, tokenizer, version) is recomputed;
+    # tables cached before signatures were stored have none and are trusted as they are
+    todo = [s for s in dict.fromkeys(specs) if s not in table.sys_scores
+            or table.signatures.get(s, create(s).signature()) != create(s).signature()]
     if todo:
         if callable(on_compute):
             on_compute(corpus.lp, todo)
         new, _ = build_table(corpus, todo, annotation)
         for spec in todo:
             table.add(spec, new.sys_scores[spec], new.seg_scores[spec], new.higher[spec])
+            table.signatures[spec] = new.signatures[spec]
         save_table(table, path)
     return table
