@@ -72,7 +72,9 @@ def test_contract(spec):
     other = m.segment_scores(st)
     better = np.greater_equal if m.higher_is_better else np.less_equal
     assert better(best, other).all(), (best, other)
-    if not corpus_dependent:
+    # METEOR's fragmentation penalty 0.5 * (1/m)^3 leaves identity slightly below 1, by an
+    # amount that depends on the length: such metrics declare identity_depends_on_length
+    if not corpus_dependent and not getattr(m, "identity_depends_on_length", False):
         assert np.allclose(best, best[0]), f"identity scores differ across segments: {best}"
     assert better(m.score(ident.sum(axis=0)), total)
 

@@ -90,6 +90,8 @@ class _Meteor(MetricBase):
 
     display: ClassVar[str] = ""
     stages: ClassVar[str] = ""
+    #: an identical hypothesis of m words still pays the fragmentation penalty 0.5 * (1/m)^3
+    identity_depends_on_length: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if not (0.0 <= self.alpha <= 1.0 and self.beta >= 0.0 and 0.0 <= self.gamma <= 1.0):
