@@ -167,3 +167,9 @@ def test_gold_file_parses_and_is_large_enough() -> None:
     labels = {a.label for g in gold for f in g.frames for a in f.args}
     for role in ("A0", "A1", "A2", "AM-TMP", "AM-LOC", "AM-NEG", "AM-MOD", "AM-MNR"):
         assert role in labels
+
+
+def test_held_out_gold_file_parses() -> None:
+    gold = read_gold(GOLD.with_name("srl_gold_test.txt"))
+    assert len(gold) >= 40
+    assert sum(len(f.args) for g in gold for f in g.frames) >= 150
