@@ -185,13 +185,16 @@ def deletion_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], empty: np
 def audit(score: ScoreFn, stats: Mapping[str, np.ndarray], empty: np.ndarray,
           seg_scores: Mapping[str, np.ndarray], empty_seg: np.ndarray, *,
           higher_is_better: bool = True, fraction: float = 0.1, seed: int = 12345,
-          n: int = 1000, random_splits: int = 10
+          n: int = 1000, random_splits: int = 10,
+          length_masks: Mapping[str, np.ndarray] | None = None
           ) -> dict[str, dict[str, object]]:
-    """All three scenarios (see the module docstring)."""
+    """All three scenarios (see the module docstring; ``length_masks`` as in
+    :func:`split_scenario`)."""
     return {
         "sign_test": sign_test_scenario(score, stats, higher_is_better=higher_is_better),
         "split": split_scenario(score, stats, higher_is_better=higher_is_better,
-                                random_splits=random_splits, seed=seed),
+                                random_splits=random_splits, seed=seed,
+                                length_masks=length_masks),
         "deletion": deletion_scenario(score, stats, empty, seg_scores, empty_seg,
                                       fraction=fraction,
                                       higher_is_better=higher_is_better, n=n, seed=seed),

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+import numpy as np
+
 from mtstrata import metrics, scoring
 from mtstrata.errors import InputError
 
@@ -45,6 +47,12 @@ def audit_corpus(lp_dir: str, specs: list[str], *, fraction: float = 0.1, splits
     outputs = dict(corpus.systems)
     outputs[EMPTY] = [""] * corpus.n_segments
     run = scoring.compute(outputs, corpus.refs, built)
+    # the length split: segments where a system's output has at least as many words as the
+    # (shortest) reference, the quantity BLEU's corpus-level brevity penalty aggregates
+    ref_len = np.array([min(len(r[i].split()) for r in corpus.refs)
+                        for i in range(corpus.n_segments)])
+    lengths = {s: np.array([len(h.split()) for h in out]) >= ref_len
+               for s, out in corpus.systems.items()}
     out: dict[str, dict[str, dict[str, object]]] = {}
     for i, (spec, m) in enumerate(zip(specs, built, strict=True)):
         stats = {s: run.stats[(s, i)] for s in corpus.systems}
@@ -52,7 +60,7 @@ def audit_corpus(lp_dir: str, specs: list[str], *, fraction: float = 0.1, splits
         empty = run.stats[(EMPTY, i)]
         out[spec] = audit(m.score, stats, empty, seg, m.segment_scores(empty),
                           higher_is_better=m.higher_is_better, fraction=fraction, seed=seed,
-                          n=n, random_splits=splits)
+                          n=n, random_splits=splits, length_masks=lengths)
     return out
 
 
@@ -87,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         sc = r["sign_test"]
         lines.append(f"  {spec} sign test disagreeing with the corpus difference: "
                      f"{sc['disagreements']} pair(s)")
-    lines.append(f"\nsplits: contiguous halves + {args.splits} random (seed {args.seed}); "
+    lines.append(f"\nsplits: contiguous halves + {args.splits} random (seed {args.seed}) + "
+                 "per system m: segments where m's output is at least as long as the reference; "
                  f"deletion: worst {args.fraction:.0%} emptied, paired bootstrap "
                  f"{args.resamples} resamples, alpha 0.05")
     sys.stdout.write("\n".join(lines) + "\n")
