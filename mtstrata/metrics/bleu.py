@@ -19,8 +19,9 @@ BLEU-SBP replaces the brevity penalty by the strict one, ``φ(Σ min(|c_i|, |r_i
 with ``φ(x) = exp(1 - 1/x)`` and ``φ(0) = 0``: a long sentence can no longer pay for a short
 one, which makes the metric decomposable enough for Chiang et al.'s scenarios (§3.1).
 
-Reusable helper: :func:`ngram_counts` (the tokenised n-gram multiset of a string) is what tBLEU
-builds on.
+Reusable helpers: :func:`ngram_counts` (the tokenised n-gram multiset of a string and its
+length) and :func:`token_ngrams` (the same from a token list) are what tBLEU and the stream
+BLEUs build on; :func:`tokenize` is sacreBLEU's tokenisation, shared by NIST, WER, ...
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import ClassVar, Literal
 
 import numpy as np
 from sacrebleu.metrics.bleu import BLEU as _SacreBLEU
-from sacrebleu.metrics.helpers import extract_all_word_ngrams
+from sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS
+from sacrebleu.utils import SACREBLEU_DIR
 
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
@@ -48,11 +51,21 @@ _REF_CACHE_MAX = 200_000
 
 @lru_cache(maxsize=64)
 def _preprocessor(tok: str, lc: bool) -> _SacreBLEU:
+    if tok in SPM_MODELS:
+        # sacreBLEU would download the SentencePiece model from the web on first use; mtstrata
+        # never touches the network at run time, so the file must already be in place.
+        path = Path(SACREBLEU_DIR) / "models" / Path(SPM_MODELS[tok]["url"]).name
+        if not path.exists():
+            raise ConfigError(
+                f"tokenizer {tok!r} needs the SentencePiece model {path}, which is not on this "
+                f"machine, and mtstrata never downloads at run time. Put the file there (from "
+                f"{SPM_MODELS[tok]['url']}, plus `pip install sentencepiece`) or use tok=13a.")
     try:
         return _SacreBLEU(tokenize=tok, lowercase=lc)
-    except (KeyError, ValueError, RuntimeError) as e:
-        raise ConfigError(f"BLEU tokenizer {tok!r} is not available: {e}. Use one of "
-                          f"{', '.join(_SacreBLEU.TOKENIZERS)}.") from None
+    except (KeyError, ValueError, RuntimeError, ImportError) as e:
+        hint = " ".join(str(e).split())
+        raise ConfigError(f"sacreBLEU tokenizer {tok!r} is not available ({hint}). Use one of "
+                          f"{', '.join(_SacreBLEU.TOKENIZERS)} (13a is the default).") from None
 
 
 def tokenize(text: str, tok: str = "13a", lc: bool = False) -> str:
@@ -60,10 +73,34 @@ def tokenize(text: str, tok: str = "13a", lc: bool = False) -> str:
     return _preprocessor(tok, lc)._preprocess_segment(text)
 
 
+def token_ngrams(tokens: Sequence[str], max_order: int = 4) -> Counter:
+    """The multiset of the 1..max_order-grams of ``tokens``, each a tuple of tokens.
+
+    The same multiset as sacreBLEU's ``extract_all_word_ngrams`` (a test checks it), built with
+    ``zip`` over shifted views, which is faster than slicing one tuple per position.
+    """
+    grams: list[tuple[str, ...]] = list(zip(tokens))
+    for n in range(2, max_order + 1):
+        grams += zip(*[tokens[i:] for i in range(n)])
+    return Counter(grams)
+
+
 def ngram_counts(text: str, max_order: int = 4, tok: str = "13a", lc: bool = False
                  ) -> tuple[Counter, int]:
-    """The multiset of 1..max_order-grams (tuples of tokens) of ``text`` and its token count."""
-    return extract_all_word_ngrams(tokenize(text, tok, lc), 1, max_order)
+    """The n-gram multiset BLEU counts for one segment: the reusable helper (tBLEU, streams).
+
+    Args:
+        text: the raw segment.
+        max_order: highest n-gram order N.
+        tok: sacreBLEU tokenizer name (``13a``, ``none``, ``intl``, ``char``, ...).
+        lc: lowercase before tokenising.
+
+    Returns:
+        ``(counts, length)``: a Counter of every 1..N-gram of the tokenised text (keys are
+        tuples of tokens, so ``len(key)`` is the order) and the number of tokens.
+    """
+    tokens = tokenize(text, tok, lc).split()
+    return token_ngrams(tokens, max_order), len(tokens)
 
 
 @dataclass(frozen=True)
@@ -126,10 +163,10 @@ class BLEU(MetricBase):
         order = self.max_order
         correct = [0] * order
         total = [max(0, hyp_len - n) for n in range(order)]
-        for g, c in counts.items():
-            m = clip.get(g)
-            if m:
-                correct[len(g) - 1] += c if c < m else m
+        # only shared n-grams matter; the key-view intersection runs in C
+        for g in counts.keys() & clip.keys():
+            c, m = counts[g], clip[g]
+            correct[len(g) - 1] += c if c < m else m
         ref_len = self._ref_len(hyp_len, lens)
         return [hyp_len, ref_len, *correct, *total, min(hyp_len, ref_len), ref_len]
 
@@ -190,12 +227,13 @@ class BLEUSBP(BLEU):
         return "BLEU-SBP"
 
     def score(self, stats: np.ndarray) -> float:
-        s = np.asarray(stats, dtype=float)
-        bleu, hyp_len, ref_len = self._precision_part(s)
-        bp = _bp(hyp_len, ref_len)
-        if bleu == 0.0 or bp == 0.0:
+        s = np.array(stats, dtype=float)
+        s[1] = s[0]  # reference length := hypothesis length, so sacreBLEU's BP is 1 and its
+        # score is the (smoothed) geometric mean of the precisions, in [0, 100]; dividing BLEU
+        # by its BP instead loses everything when that BP underflows
+        precisions = self._precision_part(s)[0]
+        if precisions == 0.0:
             return 0.0
-        precisions = bleu / bp  # the geometric mean of the precisions, in [0, 100]
         x = s[-2] / s[-1] if s[-1] else 0.0
         sbp = math.exp(1.0 - 1.0 / x) if x > 0 else 0.0
         return float(precisions * sbp)

@@ -30,9 +30,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.bleu import tokenize
+from mtstrata.metrics.bleu import _preprocessor, tokenize
 from mtstrata.segment import Segment
 
 Tokens = Sequence[str]
@@ -115,6 +116,12 @@ class NIST(MetricBase):
     name: ClassVar[str] = "nist"
     #: the statistics depend on the reference corpus of the batch (information weights)
     corpus_dependent: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        if self.max_order < 1:
+            raise ConfigError(f"nist: max_order must be at least 1, not {self.max_order} "
+                              "(NIST is defined with n = 5; e.g. nist:max_order=5).")
+        _preprocessor(self.tok, self.lc)  # an unknown tokenizer fails now, not mid-run
 
     def display_name(self) -> str:
         return "NIST"

@@ -20,6 +20,7 @@ import numpy as np
 from sacrebleu.metrics.chrf import CHRF
 from sacrebleu.metrics.ter import TER
 
+from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.segment import Segment
@@ -103,6 +104,16 @@ class ChrF(_Sacre):
 
     name: ClassVar[str] = "chrf"
     display: ClassVar[str] = "chrF"
+
+    def __post_init__(self) -> None:
+        if self.char_order < 0 or self.word_order < 0 or self.char_order + self.word_order < 1:
+            raise ConfigError(
+                f"{self.name}: char_order={self.char_order}, word_order={self.word_order} leave "
+                "no n-gram to count; both must be >= 0 and at least one >= 1 (chrF: "
+                "char_order=6,word_order=0; chrF++: char_order=6,word_order=2).")
+        if self.beta < 0:
+            raise ConfigError(f"{self.name}: beta must be >= 0 (recall weight; 2 by default), "
+                              f"not {self.beta}.")
 
     def _impl(self) -> CHRF:
         return CHRF(char_order=self.char_order, word_order=self.word_order, beta=self.beta,

@@ -27,7 +27,7 @@ import numpy as np
 
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.bleu import tokenize
+from mtstrata.metrics.bleu import _preprocessor, tokenize
 from mtstrata.segment import Segment
 
 
@@ -63,6 +63,9 @@ class _ErrorRate(MetricBase):
 
     higher_is_better: ClassVar[bool] = False
     display: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        _preprocessor(self.tok, self.lc)  # an unknown tokenizer fails now, not mid-run
 
     def display_name(self) -> str:
         return self.display
