@@ -5,11 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtstrata.errors import InputError, MissingLayerError
-from mtstrata.layers import base
+from mtstrata.layers import AnnotationOptions, annotate_texts, base
 from mtstrata.layers.srl import SRL_VERSION, RuleSRL, label_frames
 from mtstrata.layers.srl_gold import parse_bracketed, read_gold
+from mtstrata.metrics.elements import SR_ROLES
 from mtstrata.segment import Layer, Segment
 
 GOLD = Path(__file__).parent / "data" / "srl_gold.txt"
@@ -173,3 +176,62 @@ def test_held_out_gold_file_parses() -> None:
     gold = read_gold(GOLD.with_name("srl_gold_test.txt"))
     assert len(gold) >= 40
     assert sum(len(f.args) for g in gold for f in g.frames) >= 150
+
+
+@pytest.mark.spacy
+def test_srl_layer_through_the_annotation_plan(tmp_path: Path) -> None:
+    text = "The new law was approved by parliament last month."
+    opts = AnnotationOptions(cache=str(tmp_path / "c.sqlite"), quiet=True)
+    segs, sig = annotate_texts([text], {Layer.SRL}, opts)
+    seg = segs[text]
+    assert Layer.SRL in seg.layers and f"srl-{SRL_VERSION}" in sig
+    w = seg.words
+    (frame,) = seg.frames
+    assert w[frame.predicate] == "approved"
+    got = {(a.label, " ".join(w[a.start:a.end])) for a in frame.args}
+    assert got == {("A1", "The new law"), ("A0", "by parliament"), ("AM-TMP", "last month")}
+
+
+DEPRELS = ["nsubj", "nsubjpass", "dobj", "dative", "agent", "prep", "pobj", "advmod", "npadvmod",
+           "neg", "aux", "auxpass", "ccomp", "xcomp", "advcl", "relcl", "acl", "conj", "cc",
+           "attr", "acomp", "oprd", "mark", "det", "amod", "punct", "prt", "expl", "csubj"]
+WORDS = ["the", "that", "when", "by", "to", "in", "on", "not", "will", "Monday", "5", "rose",
+         "because", "quickly", ",", "said", "which", "from", "for", "however"]
+
+
+@st.composite
+def random_parses(draw: st.DrawFn) -> Segment:
+    """Random (possibly non-projective) dependency trees with random labels and tags."""
+    n = draw(st.integers(1, 12))
+    order = draw(st.permutations(range(n)))
+    heads = [0] * n
+    for k, i in enumerate(order[1:], 1):  # attach each token to one placed before it: a tree
+        heads[i] = order[draw(st.integers(0, k - 1))] + 1
+    pick = st.sampled_from
+    upos = [draw(pick(["VERB", "AUX", "NOUN", "ADP", "ADV", "PUNCT", "NUM", "PRON"]))
+            for _ in range(n)]
+    xpos = [draw(pick(["VBD", "VBN", "VBG", "MD", "NN", "IN", "RB", "WRB", ",", "CD", "TO"]))
+            for _ in range(n)]
+    words = [draw(pick(WORDS)) for _ in range(n)]
+    return Segment.from_words(words, lemmas=words, upos=upos, xpos=xpos, heads=heads,
+                              deprels=[draw(pick(DEPRELS)) if h else "root" for h in heads])
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_parses())
+def test_frames_are_well_formed_on_any_tree(seg: Segment) -> None:
+    frames = label_frames(seg)
+    n = len(seg.tokens)
+    preds = [i for i, t in enumerate(seg.tokens)
+             if t.upos == "VERB" and t.deprel not in ("aux", "auxpass", "amod")]
+    assert [f.predicate for f in frames] == preds
+    for f in frames:
+        for a in f.args:
+            assert 0 <= a.start < a.end <= n
+            assert a.label in SR_ROLES
+
+
+def test_cyclic_heads_do_not_hang() -> None:
+    seg = Segment.from_words("prices rose", lemmas=["price", "rise"], upos=["NOUN", "VERB"],
+                             xpos=["NNS", "VBD"], heads=[2, 1], deprels=["nsubj", "conj"])
+    assert [f.predicate for f in label_frames(seg)] == [1]

@@ -135,11 +135,12 @@ class _Tree:
     def extent(self, i: int) -> tuple[int, int]:
         """The ``[start, end)`` range covering the subtree of ``i``."""
         if i not in self._ext:
-            lo, hi, todo = i, i, [i]
-            while todo:
+            lo, hi, todo, seen = i, i, [i], {i}
+            while todo:  # ``seen`` guards against a cyclic (malformed) head column
                 k = todo.pop()
                 lo, hi = min(lo, k), max(hi, k)
-                todo.extend(self.kids[k])
+                todo.extend(c for c in self.kids[k] if c not in seen)
+                seen.update(self.kids[k])
             self._ext[i] = (lo, hi + 1)
         return self._ext[i]
 
