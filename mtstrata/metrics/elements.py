@@ -109,13 +109,13 @@ class Extractor:
         )
 
 
-_INDEX: dict[str, dict[str, int]] = {}
+_INDEX: dict[str, TypeIndex] = {}
 
 
-def _index(ex: Extractor) -> dict[str, int]:
+def _index(ex: Extractor) -> TypeIndex:
     idx = _INDEX.get(ex.name)
     if idx is None:
-        idx = _INDEX[ex.name] = {t: i for i, t in enumerate(ex.types)}
+        idx = _INDEX[ex.name] = TypeIndex(ex.types)
     return idx
 
 
@@ -155,9 +155,8 @@ def extract(ex: Extractor, seg: Segment) -> Bags:
     return bags
 
 
-def bags_of(ex: Extractor, seg: Segment) -> Bags:
-    """The bags of ``seg`` under extractor ``ex``, not memoised (the corpus engine encodes
-    each side once and keeps the result, not the bags)."""
+def raw_items(ex: Extractor, seg: Segment) -> Extracted:
+    """What the extractor function returns for ``seg``, after checking its layers."""
     missing = ex.layers - seg.layers
     if missing:
         raise MissingLayerError(
@@ -168,7 +167,23 @@ def bags_of(ex: Extractor, seg: Segment) -> Bags:
             + ". Score through `mtstrata score` (which annotates) or annotate the segments "
             "with mtstrata.layers.annotate_texts first."
         )
-    res = ex.fn(seg)
+    return ex.fn(seg)
+
+
+class TypeIndex(dict):
+    """Label -> type index of one extractor; labels outside the inventory map to ``other``."""
+
+    def __init__(self, types: Sequence[str]):
+        super().__init__((t, i) for i, t in enumerate(types))
+        self.last = len(types) - 1
+
+    def __missing__(self, label: str) -> int:
+        return self.last
+
+
+def bags_of(ex: Extractor, seg: Segment) -> Bags:
+    """The bags of ``seg`` under extractor ``ex``, not memoised."""
+    res = raw_items(ex, seg)
     # Extractors may return their items already grouped by label (faster for big bags);
     # counting each group with Counter runs in C.
     if isinstance(res, dict):

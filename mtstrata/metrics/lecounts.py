@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtstrata.metrics.elements import Extractor, bags_of
+from mtstrata.metrics.elements import Extractor, _index, raw_items
 from mtstrata.segment import Segment
 
 _SEG_SHIFT = 40
@@ -109,27 +109,35 @@ def _encode(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n: int)
                          f"{n_types} types (limits {_MAX_SEGMENTS}, {_MAX_TYPES})")
     vocab = _VOCABS.setdefault(ex.name, _Vocab())
     lookup = vocab.__getitem__
-    seg_ids: list[int] = []
+    tix = _index(ex).__getitem__
+    lens: list[int] = []
     types: list[int] = []
     items: list[int] = []
-    cnts: list[int] = []
-    for row, seg in zip(rows, segs, strict=True):
-        for t, bag in bags_of(ex, seg).counts.items():
-            k = len(bag)
-            seg_ids.extend([row] * k)
-            types.extend([t] * k)
-            items.extend(map(lookup, bag.keys()))
-            cnts.extend(bag.values())
+    # Every loop over items below is a C-level map/extend: the items are encoded as they come
+    # (with repeats) and counted by np.unique on the whole side at once.
+    for seg in segs:
+        res = raw_items(ex, seg)
+        before = len(items)
+        if isinstance(res, dict):
+            for label, group in res.items():
+                types.extend([tix(label)] * len(group))
+                items.extend(map(lookup, group))
+        else:
+            pairs = list(res)
+            if pairs:
+                labels, its = zip(*pairs, strict=True)
+                types.extend(map(tix, labels))
+                items.extend(map(lookup, its))
+        lens.append(len(items) - before)
     if len(vocab) >= _MAX_ITEMS:
         raise ValueError(f"more than {_MAX_ITEMS} distinct {ex.name} items: the counting "
                          "engine's 32-bit item ids would collide")
-    i = np.array(seg_ids, dtype=np.int64)
+    i = np.repeat(np.asarray(rows, dtype=np.int64), lens)
     t = np.array(types, dtype=np.int64)
-    keys = (i << _SEG_SHIFT) | (t << _TYPE_SHIFT) | np.array(items, dtype=np.int64)
-    c = np.array(cnts, dtype=np.int64)
-    order = np.argsort(keys, kind="stable")
-    totals = np.bincount(i * n_types + t, weights=c, minlength=n * n_types)
-    return Side(keys[order], c[order], totals.astype(np.int64).reshape(n, n_types))
+    totals = np.bincount(i * n_types + t, minlength=n * n_types)
+    keys, c = np.unique((i << _SEG_SHIFT) | (t << _TYPE_SHIFT) | np.array(items, dtype=np.int64),
+                        return_counts=True)
+    return Side(keys, c.astype(np.int64), totals.astype(np.int64).reshape(n, n_types))
 
 
 def side(ex: Extractor, segs: Sequence[Segment], rows: Sequence[int] | None = None,
