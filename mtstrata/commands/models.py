@@ -28,10 +28,14 @@ def run(args: argparse.Namespace) -> int:
         if not c.ok:
             bad += 1
             print(f"{'':8} fix: {c.fix}")
-    # The nltk copy of WordNet is derived from the Debian packages above by the set-up; it is
-    # reported, not counted: only the pinned packages themselves are facts of the lock.
-    wn = wordnet.wordnet_installed()
-    print(f"{'note':8} nltk WordNet copy {'present' if wn else 'absent'} in "
-          f"{wordnet.wordnet_dir()}" + ("" if wn else f" (made by `{lock.SETUP_COMMAND}`)"))
+    # The nltk copy of WordNet is made from the Debian packages above by the set-up
+    # (scripts/install_wordnet.py); METEOR's synonym stage reads it.
+    missing = wordnet.missing_files()
+    print(f"{'data':8} {'nltk WordNet copy'.ljust(width)}  {'':10}  "
+          f"{'ok' if not missing else 'MISSING ' + ', '.join(missing[:3])} "
+          f"({wordnet.wordnet_dir()})")
+    if missing:
+        bad += 1
+        print(f"{'':8} fix: {lock.SETUP_COMMAND}")
     print("everything pinned is installed" if not bad else f"{bad} problem(s); see the fixes above")
     return 0 if not bad else 2
