@@ -175,3 +175,118 @@ def test_bad_parameters_are_config_errors():
         metrics.create("bleu:tok=klingon")
     with pytest.raises(MtstrataError):
         metrics.create("bleu:max_order=0")
+
+
+# -- added: helper equality, SBP hand value and the sign-test scenario, real multi-reference ---
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), max_size=15), st.integers(1, 6))
+def test_token_ngrams_equal_sacrebleu_extraction(words, order):
+    from sacrebleu.metrics.helpers import extract_all_word_ngrams
+
+    from mtstrata.metrics.bleu import ngram_counts, token_ngrams
+
+    line = " ".join(words)
+    assert token_ngrams(words, order) == extract_all_word_ngrams(line, 1, order)[0]
+    assert ngram_counts(line, order, tok="none") == extract_all_word_ngrams(line, 1, order)
+
+
+def test_sbp_hand_value():
+    """All precisions 1, one short sentence: SBP = phi(5/8) against the shortest reference."""
+    hyp, refs = seg("a b c d e"), [seg("a b c d e f g h"), seg("a b c d e f g h i j")]
+    m = metrics.create("bleu-sbp:tok=none,smooth=none")
+    assert m.score(m.stats(hyp, refs)) == pytest.approx(100 * np.exp(1 - 8 / 5), abs=1e-12)
+    # an over-long sentence: its own min(|c|, |r|) = |r|, so SBP = 1, precisions alone
+    m1 = metrics.create("bleu-sbp:tok=none,smooth=none")
+    long_ = m1.stats(seg("a b c d x"), [seg("a b c d")])
+    assert m1.score(long_) == pytest.approx(100 * (4 / 5 * 3 / 4 * 2 / 3 * 1 / 2) ** 0.25)
+
+
+def test_sbp_survives_an_underflowing_brevity_penalty():
+    """2 words against 2000: BP = exp(-999) is 0 in floats, yet the precisions are 1."""
+    ref = " ".join(f"w{i}" for i in range(2000))
+    m = metrics.create("bleu-sbp:tok=none,smooth=none,max_order=1")
+    s = m.stats(seg("w0 w1"), [seg(ref)])
+    assert m.score(s) == 0.0  # phi(2/2000) underflows too: consistent
+    # ... but a corpus where the SBP is moderate still gets the precision part right
+    s2 = s + m.stats(seg(ref), [seg(ref)])
+    assert m.score(s2) == pytest.approx(100 * np.exp(1 - 4000 / 2002), rel=1e-12)
+
+
+def sign_test_scenario(n_seg: int = 4, length: int = 10, extra: int = 1, cut: int = 3):
+    """Chiang et al. (2008) §3.1: a baseline slightly too long everywhere; a test system whose
+    every sentence is a precise but short prefix of its reference."""
+    refs = [[f"s{i}w{j}" for j in range(length)] for i in range(n_seg)]
+    base = [r + [f"junk{i}"] * extra for i, r in enumerate(refs)]
+    test = [r[:length - cut] for r in refs]
+    return ([" ".join(r) for r in refs], [" ".join(b) for b in base],
+            [" ".join(t) for t in test])
+
+
+@pytest.mark.parametrize("spec,consistent", [
+    ("bleu:tok=none,smooth=none,ref_length=shortest", False),
+    ("bleu-sbp:tok=none,smooth=none", True),
+])
+def test_sign_test_scenario(spec, consistent):
+    """The sign test substitutes one sentence at a time. Under BLEU every substitution looks
+    like an improvement (the baseline's extra words license the short sentence) while the
+    corpus score drops: the test contradicts the scores. Under BLEU-SBP they agree."""
+    refs, base, test = sign_test_scenario()
+    assert sum(len(t.split()) for t in test) < sum(len(r.split()) for r in refs)
+    m = metrics.create(spec)
+    rs = [[seg(r)] for r in refs]
+    sb = m.stats_batch([seg(b) for b in base], rs)
+    sc = m.stats_batch([seg(t) for t in test], rs)
+    corpus_diff = m.score(sc.sum(axis=0)) - m.score(sb.sum(axis=0))
+    assert corpus_diff < 0  # the test system is worse by both metrics
+    for i in range(len(refs)):
+        composite = sb.sum(axis=0) - sb[i] + sc[i]
+        step = m.score(composite) - m.score(sb.sum(axis=0))
+        assert (step < 0) == consistent, f"segment {i}: {step}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), rl=st.sampled_from(["closest", "shortest", "average"]),
+       nrefs=st.integers(1, 3))
+def test_sbp_never_above_bleu_any_ref_length(data, rl, nrefs):
+    n = data.draw(st.integers(1, 5))
+    hyps = data.draw(st.lists(sentence, min_size=n, max_size=n))
+    refs = [data.draw(st.lists(sentence, min_size=n, max_size=n)) for _ in range(nrefs)]
+    bleu = our_corpus(f"bleu:ref_length={rl}", hyps, refs)
+    sbp = our_corpus(f"bleu-sbp:ref_length={rl}", hyps, refs)
+    assert 0 <= sbp <= bleu + 1e-9
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.skipif(not (DATA / "ref.txt").exists(), reason=f"WMT17 data not found at {DATA}")
+def test_real_system_three_references():
+    """The first 1000 segments of a system against three references (the reference plus two
+    other systems: the closest-length rule meets real ties); corpus BLEU equal to sacreBLEU's."""
+    refs = (DATA / "ref.txt").read_text(encoding="utf-8").splitlines()[:1000]
+    sys_files = sorted((DATA / "sys").glob("*.txt"))
+    lines = [f.read_text(encoding="utf-8").splitlines()[:1000] for f in sys_files[:3]]
+    streams = [refs, lines[1], lines[2]]
+    want = sacrebleu.corpus_bleu(lines[0], streams, force=True).score
+    assert our_corpus("bleu", lines[0], streams) == pytest.approx(want, abs=1e-9)
+
+
+def test_tokenizer_that_would_download_is_refused(tmp_path, monkeypatch):
+    from mtstrata.errors import ConfigError
+    from mtstrata.metrics import bleu as bleu_module
+
+    monkeypatch.setattr(bleu_module, "SACREBLEU_DIR", str(tmp_path))
+    bleu_module._preprocessor.cache_clear()
+    try:
+        with pytest.raises(ConfigError, match="never downloads"):
+            metrics.create("bleu:tok=flores200")
+    finally:
+        bleu_module._preprocessor.cache_clear()
+
+
+@pytest.mark.parametrize("rl,ref_len", [("average", 3.5), ("shortest", 2), ("closest", 2)])
+def test_ref_length_rules_score(rl, ref_len):
+    """Precisions all 1 (max_order 3): the score is the brevity penalty alone."""
+    m = metrics.create(f"bleu:tok=none,smooth=none,max_order=3,ref_length={rl}")
+    s = m.stats(seg("a b c"), [seg("a b c d e"), seg("a b")])
+    want = 100 * min(1.0, np.exp(1 - ref_len / 3))
+    assert m.score(s) == pytest.approx(want, abs=1e-12)
+    assert m.details(s)["BP"] == pytest.approx(want / 100, abs=1e-12)

@@ -186,14 +186,22 @@ class BLEU(MetricBase):
         o = self.max_order
         correct = [int(round(x)) for x in stats[2:2 + o]]
         total = [int(round(x)) for x in stats[2 + o:2 + 2 * o]]
-        hyp_len, ref_len = float(stats[0]), float(stats[1])
+        hyp_len, ref_len = int(round(stats[0])), float(stats[1])
         if self.ref_length != "average":  # integer lengths, exactly as sacreBLEU sums them
-            hyp_len, ref_len = int(round(hyp_len)), int(round(ref_len))
-        bleu = _SacreBLEU.compute_bleu(correct, total, hyp_len, ref_len,
-                                       smooth_method=self.smooth,
-                                       smooth_value=self.smooth_value,
-                                       effective_order=self.eff, max_ngram_order=o)
-        return bleu.score, hyp_len, ref_len
+            ref_len = int(round(ref_len))
+            return self._sacre_bleu(correct, total, hyp_len, ref_len), hyp_len, ref_len
+        # sacreBLEU's score object only takes integer lengths and the average reference length
+        # is fractional: take its precision part (reference length := hypothesis length, so its
+        # BP is 1) and apply the same brevity penalty formula here
+        precisions = self._sacre_bleu(correct, total, hyp_len, hyp_len)
+        return precisions * _bp(hyp_len, ref_len), hyp_len, ref_len
+
+    def _sacre_bleu(self, correct: list[int], total: list[int], hyp_len: int, ref_len: int
+                    ) -> float:
+        return _SacreBLEU.compute_bleu(correct, total, hyp_len, ref_len,
+                                       smooth_method=self.smooth, smooth_value=self.smooth_value,
+                                       effective_order=self.eff,
+                                       max_ngram_order=self.max_order).score
 
     def score(self, stats: np.ndarray) -> float:
         return float(self._precision_part(np.asarray(stats, dtype=float))[0])
