@@ -153,7 +153,7 @@ def side(ex: Extractor, segs: Sequence[Segment], rows: Sequence[int] | None = No
     return s
 
 
-def _pooled(sides: Sequence[Side], n: int, n_types: int) -> Side:
+def pooled_side(sides: Sequence[Side], n: int, n_types: int) -> Side:
     """Multiset union of several sides: the maximum count of every key."""
     if len(sides) == 1:
         return sides[0]
@@ -168,17 +168,53 @@ def _pooled(sides: Sequence[Side], n: int, n_types: int) -> Side:
     return Side(keys, c, totals.astype(np.int64).reshape(n, n_types))
 
 
-def _hits(h: Side, r: Side, n: int, n_types: int) -> np.ndarray:
+def reference_sides(ex: Extractor, refs: Sequence[Sequence[Segment]]
+                    ) -> tuple[list[Side], np.ndarray]:
+    """One side per reference position j (row i holds segment i's j-th reference, if any) and
+    the ``(n, R)`` mask of the positions that exist."""
+    n = len(refs)
+    n_refs = max((len(rs) for rs in refs), default=1)
+    sides = []
+    valid = np.zeros((n, n_refs), dtype=bool)
+    for j in range(n_refs):
+        if all(len(rs) == n_refs for rs in refs):
+            rows, segs = None, [rs[j] for rs in refs]
+            valid[:, j] = True
+        else:
+            rows = [i for i, rs in enumerate(refs) if len(rs) > j]
+            segs = [refs[i][j] for i in rows]
+            valid[rows, j] = True
+        sides.append(side(ex, segs, rows, n))
+    return sides, valid
+
+
+def item_ids(keys: np.ndarray) -> np.ndarray:
+    """The item ids (vocabulary indices) of encoded keys."""
+    return keys & (_MAX_ITEMS - 1)
+
+
+def side_hits(h: Side, r: Side, n: int, n_types: int, weights: np.ndarray | None = None
+              ) -> np.ndarray:
+    """``Σ_i min(cnt_hyp, cnt_ref)`` per (segment, type), each item weighted by
+    ``weights[item id]`` if given (NIST's information)."""
     if not len(h.keys) or not len(r.keys):
-        return np.zeros((n, n_types), dtype=np.int64)
+        return np.zeros((n, n_types), dtype=np.int64 if weights is None else float)
     pos = np.searchsorted(r.keys, h.keys)
     np.minimum(pos, len(r.keys) - 1, out=pos)
     match = r.keys[pos] == h.keys
     k = h.keys[match]
     flat = (k >> _SEG_SHIFT) * n_types + ((k >> _TYPE_SHIFT) & (_MAX_TYPES - 1))
     w = np.minimum(h.counts[match], r.counts[pos[match]])
+    if weights is not None:
+        return np.bincount(flat, weights=w * weights[item_ids(k)],
+                           minlength=n * n_types).reshape(n, n_types)
     return np.bincount(flat, weights=w, minlength=n * n_types).astype(np.int64).reshape(
         n, n_types)
+
+
+def vocabulary(ex: Extractor) -> dict:
+    """The item -> id vocabulary of an extractor (ids index arrays such as NIST weights)."""
+    return _VOCABS.setdefault(ex.name, _Vocab())
 
 
 def pair_counts(ex: Extractor, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]],
@@ -202,21 +238,11 @@ def pair_counts(ex: Extractor, hyps: Sequence[Segment], refs: Sequence[Sequence[
         return hit[1]  # type: ignore[index]
     n_types = len(ex.types)
     hs = side(ex, hyps)
-    ref_sides = []
-    valid = np.zeros((n, n_refs), dtype=bool)
-    for j in range(n_refs):
-        if all(len(rs) == n_refs for rs in refs):
-            rows, segs = None, [rs[j] for rs in refs]
-            valid[:, j] = True
-        else:
-            rows = [i for i, rs in enumerate(refs) if len(rs) > j]
-            segs = [refs[i][j] for i in rows]
-            valid[rows, j] = True
-        ref_sides.append(side(ex, segs, rows, n))
+    ref_sides, valid = reference_sides(ex, refs)
     if pooled and n_refs > 1:
-        ref_sides = [_pooled(ref_sides, n, n_types)]
+        ref_sides = [pooled_side(ref_sides, n, n_types)]
         valid = np.ones((n, 1), dtype=bool)
-    hits = np.stack([_hits(hs, r, n, n_types) for r in ref_sides], axis=1)
+    hits = np.stack([side_hits(hs, r, n, n_types) for r in ref_sides], axis=1)
     ref = np.stack([r.totals for r in ref_sides], axis=1)
     out = PairCounts(hits, hs.totals, ref, valid)
     _PAIRS.store(key, ((list(hyps), [list(rs) for rs in refs]), out))

@@ -1,38 +1,78 @@
-"""BLEU over lemma and part-of-speech streams: ``SP-lBLEU`` and ``SP-pBLEU``.
+"""BLEU and NIST over lemma and part-of-speech streams: ``SP-lBLEU``, ``SP-pBLEU``,
+``SP-lNIST``, ``SP-pNIST``.
 
 Giménez & Màrquez (2010) and the WMT08 metrics table ("PoS-BLEU") apply BLEU (Papineni et al.
-2002; METRICS.md §1.1) to the sequence of lemmas or of fine POS tags instead of the words. The
-statistics are BLEU's additive ones, ``[hyp_len, ref_len, correct_1..4, total_1..4]`` with
-clipping by the maximum count in any single reference and the closest reference length (ties:
-the shorter); the score is sacreBLEU's ``BLEU.compute_bleu`` on their sum, so corpus scores
-equal sacreBLEU's on the same streams.
+2002; METRICS.md §1.1) and NIST (Doddington 2002) to the sequence of lemmas or of fine POS tags
+instead of the words. Lemmas are lower-cased like the other LE metrics; tags are kept as they
+are; a missing value is ``_``.
 
-Not here yet: ``SP-lNIST`` / ``SP-pNIST`` (NIST over the streams). They should reuse the
-project's NIST implementation (mtstrata/metrics/nist.py), which had not landed when this was
-written; asking for them gives an unknown-metric error rather than a substitute.
+BLEU statistics are the additive ``[hyp_len, ref_len, correct_1..4, total_1..4]`` with clipping by
+the maximum count in any single reference (the multiset union of the references) and the closest
+reference length (ties: the shorter); the score is sacreBLEU's ``BLEU.compute_bleu`` on their sum,
+so corpus scores equal sacreBLEU's on the same streams.
+
+NIST statistics are those of :mod:`mtstrata.metrics.nist` (``[num_1..5, den_1..5, sys_len,
+ref_len_1..5]``, information weights from every reference of the batch, per order the reference
+with the best (precision, numerator, denominator, length), as nltk's ``corpus_nist``), scored by
+its ``nist_score``. As for NIST, the statistics depend on the reference corpus of the batch.
+
+The n-grams (orders 1..5) of each stream are the items of one extractor per stream, counted for
+the whole corpus by :mod:`mtstrata.metrics.lecounts` (shared by the BLEU and NIST variants).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 import numpy as np
 from sacrebleu.metrics.bleu import BLEU
-from sacrebleu.metrics.helpers import extract_all_word_ngrams
 
-from mtstrata.errors import MissingLayerError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.elements import no_gc
+from mtstrata.metrics.elements import EXTRACTORS, SEP, Extractor, Item, extractor
+from mtstrata.metrics.lecounts import (
+    item_ids,
+    pair_counts,
+    reference_sides,
+    side,
+    side_hits,
+    vocabulary,
+)
+from mtstrata.metrics.nist import nist_score
 from mtstrata.segment import Layer, Segment
 
-ORDER = 4
-# n-grams per (attribute, segment object); the segment is kept so its id is not reused
-_NGRAMS: dict[tuple[str, int], tuple[Segment, Counter, int]] = {}
-_NGRAMS_MAX = 400_000
+ORDER = 4  # BLEU
+NIST_ORDER = 5
+ORDERS = tuple(str(k) for k in range(1, NIST_ORDER + 1))
+
+
+def stream_ngrams(toks: list[str], max_order: int = NIST_ORDER) -> dict[str, list[Item]]:
+    """``{"1": unigrams, ..., "5": 5-grams}``, each n-gram one string joined by ``SEP``."""
+    out: dict[str, list[Item]] = {"1": toks}
+    prev = toks
+    for k in range(2, max_order + 1):
+        prev = [a + SEP + b for a, b in zip(prev, toks[k - 1:])]
+        out[ORDERS[k - 1]] = prev
+    return out
+
+
+@extractor("stream-lemma", ORDERS, [Layer.TOKENS, Layer.LEMMA], "n-grams of the lemma stream")
+def _lemma_stream(seg: Segment) -> dict[str, list[Item]]:
+    # joined and split like sacreBLEU's whitespace tokens (a lemma may hold a space)
+    return stream_ngrams(" ".join((t.lemma or "_").lower() for t in seg.tokens).split())
+
+
+@extractor("stream-pos", ORDERS, [Layer.TOKENS, Layer.POS], "n-grams of the fine POS stream")
+def _pos_stream(seg: Segment) -> dict[str, list[Item]]:
+    return stream_ngrams(" ".join(t.xpos or "_" for t in seg.tokens).split())
+
+
+def _ref_lengths(ex: Extractor, refs: Sequence[Sequence[Segment]]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    sides, valid = reference_sides(ex, refs)
+    return np.stack([s.totals[:, 0] for s in sides], axis=1).astype(float), valid
 
 
 @dataclass(frozen=True)
@@ -41,58 +81,27 @@ class StreamBLEU(MetricBase):
 
     smooth: Literal["none", "floor", "add-k", "exp"] = "exp"
 
-    attr: ClassVar[str] = ""
-    signature_exclude = frozenset()
-
-    def _stream(self, seg: Segment) -> str:
-        missing = self.requires - seg.layers
-        if missing:
-            raise MissingLayerError(
-                f"{self.name} needs the layer(s) {', '.join(sorted(map(str, missing)))}; the "
-                f"segment {seg.text[:60]!r} has none. Score through `mtstrata score`, which "
-                "annotates."
-            )
-        vals = [getattr(t, self.attr) or "_" for t in seg.tokens]
-        # lemmas are compared case-insensitively like the other LE metrics; tags as they are
-        return " ".join(v.lower() for v in vals) if self.attr == "lemma" else " ".join(vals)
-
-    def _ngrams(self, seg: Segment) -> tuple[Counter, int]:
-        key = (self.attr, id(seg))
-        hit = _NGRAMS.get(key)
-        if hit is not None and hit[0] is seg:
-            return hit[1], hit[2]
-        ngrams, n = extract_all_word_ngrams(self._stream(seg), 1, ORDER)
-        if len(_NGRAMS) >= _NGRAMS_MAX:
-            _NGRAMS.clear()
-        _NGRAMS[key] = (seg, ngrams, n)
-        return ngrams, n
+    stream: ClassVar[str] = ""
 
     def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
-        if not refs:
-            raise ValueError("at least one reference is needed")
-        h_ngrams, h_len = self._ngrams(hyp)
-        clip: dict = {}
-        ref_len = None
-        if len(refs) == 1:  # nothing to merge: clip by the reference's own counts
-            clip, ref_len = self._ngrams(refs[0])
-        for r in refs if len(refs) > 1 else ():
-            r_ngrams, r_len = self._ngrams(r)
-            for g, c in r_ngrams.items():
-                if c > clip.get(g, 0):
-                    clip[g] = c
-            # closest reference length, the shorter on ties (METRICS.md §1.1)
-            if ref_len is None or (abs(r_len - h_len), r_len) < (abs(ref_len - h_len), ref_len):
-                ref_len = r_len
-        correct = [0] * ORDER
-        total = [max(0, h_len - n) for n in range(ORDER)]
-        for g, c in h_ngrams.items():
-            correct[len(g) - 1] += min(c, clip.get(g, 0))
-        return np.array([h_len, ref_len or 0, *correct, *total], dtype=float)
+        return self.stats_batch([hyp], [refs])[0]
 
     def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
                     ) -> np.ndarray:
-        with no_gc():
-            return super().stats_batch(hyps, refs)
+        ex = EXTRACTORS[self.stream]
+        pc = pair_counts(ex, hyps, refs, pooled=True)  # clipping by the max count in any ref
+        n = len(hyps)
+        h_len = pc.hyp[:, 0].astype(float)
+        r_len, valid = _ref_lengths(ex, refs)
+        # closest reference length, the shorter on ties (METRICS.md §1.1)
+        cost = np.where(valid, np.abs(r_len - h_len[:, None]) * (2.0 * r_len.max(initial=0) + 2)
+                        + r_len, np.inf)
+        out = np.empty((n, 2 + 2 * ORDER))
+        out[:, 0] = h_len
+        out[:, 1] = r_len[np.arange(n), np.argmin(cost, axis=1)]
+        out[:, 2:2 + ORDER] = pc.hits[:, 0, :ORDER]
+        out[:, 2 + ORDER:] = pc.hyp[:, :ORDER]
+        return out
 
     def score(self, stats: np.ndarray) -> float:
         s = [int(x) for x in stats]
@@ -105,7 +114,7 @@ class StreamBLEU(MetricBase):
 @dataclass(frozen=True)
 class LemmaBLEU(StreamBLEU):
     name = "SP-lBLEU"
-    attr = "lemma"
+    stream = "stream-lemma"
     requires = frozenset({Layer.TOKENS, Layer.LEMMA})
 
 
@@ -114,5 +123,84 @@ class LemmaBLEU(StreamBLEU):
 @dataclass(frozen=True)
 class PosBLEU(StreamBLEU):
     name = "SP-pBLEU"
-    attr = "xpos"
+    stream = "stream-pos"
+    requires = frozenset({Layer.TOKENS, Layer.POS})
+
+
+def _prefix_ids(ex: Extractor) -> np.ndarray:
+    """For every n-gram id of the stream's vocabulary, the id of its (n-1)-gram prefix (-1 for
+    unigrams). Every prefix is in the vocabulary: it was extracted from the same segment."""
+    vocab = vocabulary(ex)
+    return np.array([vocab[g.rpartition(SEP)[0]] if SEP in g else -1 for g in vocab],
+                    dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class StreamNIST(MetricBase):
+    """NIST (n = 5) over a stream of token attributes (lemmas or POS tags)."""
+
+    stream: ClassVar[str] = ""
+    #: the statistics depend on the reference corpus of the batch (information weights)
+    corpus_dependent: ClassVar[bool] = True
+
+    def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
+        return self.stats_batch([hyp], [refs])[0]
+
+    def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
+                    ) -> np.ndarray:
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
+        if any(not rs for rs in refs):
+            raise ValueError("NIST needs at least one reference")
+        ex = EXTRACTORS[self.stream]
+        n, n_types, big = len(hyps), len(ex.types), NIST_ORDER
+        hs = side(ex, hyps)
+        sides, valid = reference_sides(ex, refs)
+        # Information of every n-gram over all references of the batch (Doddington eq. 2, as
+        # nist.information_weights): log2(count(prefix) / count(n-gram)), unigram prefix count
+        # = number of reference words.
+        vocab_size = len(vocabulary(ex))
+        freq = np.zeros(vocab_size)
+        for s in sides:
+            freq += np.bincount(item_ids(s.keys), weights=s.counts, minlength=vocab_size)
+        words = float(sum(s.totals[:, 0].sum() for s in sides))
+        prefix = _prefix_ids(ex)
+        num = np.where(prefix >= 0, freq[np.maximum(prefix, 0)], words)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            info = np.where(freq > 0, np.log2(num / np.where(freq > 0, freq, 1)), 0.0)
+        nums = np.stack([side_hits(hs, s, n, n_types, info) for s in sides], axis=1)[..., :big]
+        r_len = np.stack([s.totals[:, 0] for s in sides], axis=1).astype(float)
+        # per order, the reference with the best (precision, numerator, denominator, length):
+        # the denominator is the same for every reference, so: the largest numerator, then
+        # the longest reference; an absent reference never wins (lexsort: last key first)
+        order = np.lexsort((np.broadcast_to(r_len[:, :, None], nums.shape), nums,
+                            np.broadcast_to(valid[:, :, None], nums.shape)), axis=1)
+        b = order[:, -1, :]  # (n, orders)
+        rows = np.arange(n)[:, None]
+        out = np.zeros((n, 3 * big + 1))
+        out[:, :big] = nums[rows, b, np.arange(big)[None, :]]
+        out[:, big:2 * big] = hs.totals[:, :big]
+        out[:, 2 * big] = hs.totals[:, 0]
+        out[:, 2 * big + 1:] = r_len[rows, b]
+        return out
+
+    def score(self, stats: np.ndarray) -> float:
+        return nist_score(stats, NIST_ORDER)
+
+
+@REGISTRY.register("SP-lNIST", description="NIST (n=5) over the lemma stream",
+                   layers=("lemma", "tokens"))
+@dataclass(frozen=True)
+class LemmaNIST(StreamNIST):
+    name = "SP-lNIST"
+    stream = "stream-lemma"
+    requires = frozenset({Layer.TOKENS, Layer.LEMMA})
+
+
+@REGISTRY.register("SP-pNIST", description="NIST (n=5) over the fine POS tag stream",
+                   layers=("pos", "tokens"))
+@dataclass(frozen=True)
+class PosNIST(StreamNIST):
+    name = "SP-pNIST"
+    stream = "stream-pos"
     requires = frozenset({Layer.TOKENS, Layer.POS})
