@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import sacrebleu
@@ -9,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtstrata import metrics, scoring
+from mtstrata.errors import ConfigError
+from mtstrata.segment import Segment
 
 WORDS = ["the", "The", "cat", "sat", "on", "mat", "a", "dog", ".", ",", "über", "naïve", "10",
          "cats", "mats", "(it)", "x"]
@@ -43,3 +47,41 @@ def test_equals_sacrebleu(data, setting, nrefs):
 def test_ter_is_an_error_rate():
     assert metrics.create("ter").higher_is_better is False
     assert metrics.create("chrf").higher_is_better is True
+
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
+
+
+@pytest.mark.skipif(not (DATA / "ref.txt").exists(), reason=f"WMT17 data not found at {DATA}")
+@pytest.mark.parametrize("spec,cls,kwargs", [SETTINGS[1], SETTINGS[4]])
+def test_equals_sacrebleu_on_real_segments(spec, cls, kwargs):
+    """chrF++ and TER on 60 real segments, two reference streams (reference + another system)."""
+    n = 60
+    refs = (DATA / "ref.txt").read_text(encoding="utf-8").splitlines()[:n]
+    a, b = (f.read_text(encoding="utf-8").splitlines()[:n]
+            for f in sorted((DATA / "sys").glob("*.txt"))[:2])
+    ref_metric = cls(**kwargs)
+    run = scoring.compute({"s": a}, [refs, b], [metrics.create(spec)])
+    s = run.score("s", 0, sentence_level=True)
+    assert s.value == pytest.approx(ref_metric.corpus_score(a, [refs, b]).score, abs=1e-9)
+    theirs = [ref_metric.sentence_score(h, [refs[i], b[i]]).score for i, h in enumerate(a)]
+    np.testing.assert_allclose(s.segments, theirs, rtol=0, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(sentence, sentence), min_size=1, max_size=4),
+       st.sampled_from(["chrf", "chrf++", "chrf:beta=1"]))
+def test_chrf_details_are_the_p_and_r_of_the_score(pairs, spec):
+    m = metrics.create(spec)
+    stats = m.stats_batch([Segment.from_text(h) for h, _ in pairs],
+                          [[Segment.from_text(r)] for _, r in pairs]).sum(axis=0)
+    d, b2 = m.details(stats), m.beta ** 2
+    f = (1 + b2) * d["P"] * d["R"] / (b2 * d["P"] + d["R"]) if d["P"] + d["R"] else 0.0
+    assert m.score(stats) == pytest.approx(f, abs=1e-9)
+
+
+@pytest.mark.parametrize("spec", ["chrf:char_order=0", "chrf:char_order=-1,word_order=2",
+                                  "chrf:beta=-1"])
+def test_bad_parameters_are_config_errors(spec):
+    with pytest.raises(ConfigError):
+        metrics.create(spec)

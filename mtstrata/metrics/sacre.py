@@ -123,9 +123,14 @@ class ChrF(_Sacre):
         return [int(round(x)) for x in stats]  # match counts: integers, as sacreBLEU sums them
 
     def details(self, stats: np.ndarray) -> dict[str, float]:
+        """Mean n-gram precision and recall over the orders with counts on both sides: the two
+        numbers chrF is the F-beta of (without ``eps``; Popović 2015)."""
         s = np.asarray(stats, dtype=float).reshape(-1, 3)  # (hyp, ref, match) per order
-        hyp, ref, match = s.sum(axis=0)
-        return {"P": 100 * match / hyp if hyp else 0.0, "R": 100 * match / ref if ref else 0.0}
+        used = s[(s[:, 0] > 0) & (s[:, 1] > 0)]
+        if not len(used):
+            return {"P": 0.0, "R": 0.0}
+        return {"P": float(100 * np.mean(used[:, 2] / used[:, 0])),
+                "R": float(100 * np.mean(used[:, 2] / used[:, 1]))}
 
 
 @dataclass(frozen=True)
