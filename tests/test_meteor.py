@@ -94,3 +94,21 @@ def test_names_round_trip():
     for spec in ["METEOR-ex", "METEOR-st:alpha=0.8"]:
         m = metrics.create(spec)
         assert metrics.from_signature(m.signature()) == m
+
+
+def test_install_script_lexnames():
+    """The lexnames file the set-up writes: 45 tab-separated lines, checked against the man page
+    when it is installed."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "install_wordnet.py"
+    spec = importlib.util.spec_from_file_location("install_wordnet", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    lines = mod.lexnames_text().splitlines()
+    assert len(lines) == 45
+    assert lines[0] == "00\tadj.all\t3" and lines[18] == "18\tnoun.person\t1"
+    assert lines[44] == "44\tadj.ppl\t3"
+    if mod.MAN_PAGE.is_file():
+        assert "checked" in mod.check_against_man_page()
