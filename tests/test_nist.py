@@ -50,3 +50,11 @@ def test_equals_nltk_on_real_segments():
 def test_identity_beats_other():
     h = ["the cat sat on the mat", "a big red dog"]
     assert ours(h, [h]) > ours(h, [list(reversed(h))])
+
+
+@pytest.mark.parametrize("spec", ["nist:max_order=0", "nist:tok=klingon"])
+def test_bad_parameters_are_config_errors(spec):
+    from mtstrata.errors import ConfigError
+
+    with pytest.raises(ConfigError):
+        metrics.create(spec)
