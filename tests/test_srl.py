@@ -129,6 +129,16 @@ def test_rules_2(spec: str, expected: dict[str, list[tuple[str, str]]]) -> None:
     assert roles(parse(spec)) == expected
 
 
+def test_segment_with_two_sentences_labels_both_trees() -> None:
+    seg = Segment.from_words(
+        "Prices rose . Officials resigned .",
+        lemmas=["price", "rise", ".", "official", "resign", "."],
+        upos=["NOUN", "VERB", "PUNCT", "NOUN", "VERB", "PUNCT"],
+        xpos=["NNS", "VBD", ".", "NNS", "VBD", "."], heads=[2, 0, 2, 5, 0, 5],
+        deprels=["nsubj", "root", "punct", "nsubj", "root", "punct"], sent_starts=[0, 3])
+    assert roles(seg) == {"rose": [("A1", "Prices")], "resigned": [("A0", "Officials")]}
+
+
 def test_passive_ditransitive_subject_is_a2() -> None:
     seg = parse("He/he/PRON/PRP/3/nsubjpass was/be/AUX/VBD/3/auxpass given/give/VERB/VBN/0/root "
                 "a/a/DET/DT/5/det medal/medal/NOUN/NN/3/dobj")
