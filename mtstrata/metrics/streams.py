@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -33,6 +34,7 @@ from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.elements import EXTRACTORS, SEP, Extractor, Item, extractor
 from mtstrata.metrics.lecounts import (
+    Side,
     item_ids,
     pair_counts,
     reference_sides,
@@ -127,12 +129,48 @@ class PosBLEU(StreamBLEU):
     requires = frozenset({Layer.TOKENS, Layer.POS})
 
 
+_PREFIX: dict[str, tuple[dict, np.ndarray]] = {}
+
+
 def _prefix_ids(ex: Extractor) -> np.ndarray:
     """For every n-gram id of the stream's vocabulary, the id of its (n-1)-gram prefix (-1 for
-    unigrams). Every prefix is in the vocabulary: it was extracted from the same segment."""
+    unigrams). Every prefix is in the vocabulary: it was extracted from the same segment.
+    Extended incrementally (ids are assigned in insertion order)."""
     vocab = vocabulary(ex)
-    return np.array([vocab[g.rpartition(SEP)[0]] if SEP in g else -1 for g in vocab],
-                    dtype=np.int64)
+    known = _PREFIX.get(ex.name)
+    done = known[1] if known is not None and known[0] is vocab else np.zeros(0, np.int64)
+    if len(done) < len(vocab):
+        new = [vocab[g.rpartition(SEP)[0]] if SEP in g else -1
+               for g in islice(vocab, len(done), None)]
+        done = np.concatenate([done, np.array(new, dtype=np.int64)])
+        _PREFIX[ex.name] = (vocab, done)
+    return done
+
+
+_INFO: dict[tuple[str, tuple[int, ...]], tuple[list[Side], np.ndarray]] = {}
+
+
+def _information(ex: Extractor, sides: list[Side]) -> np.ndarray:
+    """Information of every n-gram over all references of the batch (Doddington eq. 2, as
+    nist.information_weights): log2(count(prefix) / count(n-gram)); the unigram prefix count
+    is the number of reference words. Indexed by item id; computed once per reference set."""
+    key = (ex.name, tuple(map(id, sides)))
+    hit = _INFO.get(key)
+    if hit is not None:
+        return hit[1]
+    vocab_size = len(vocabulary(ex))
+    freq = np.zeros(vocab_size)
+    for s in sides:
+        freq += np.bincount(item_ids(s.keys), weights=s.counts, minlength=vocab_size)
+    words = float(sum(s.totals[:, 0].sum() for s in sides))
+    prefix = _prefix_ids(ex)[:vocab_size]
+    num = np.where(prefix >= 0, freq[np.maximum(prefix, 0)], words)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        info = np.where(freq > 0, np.log2(num / np.where(freq > 0, freq, 1)), 0.0)
+    if len(_INFO) > 8:
+        _INFO.clear()
+    _INFO[key] = (sides, info)
+    return info
 
 
 @dataclass(frozen=True)
@@ -156,18 +194,7 @@ class StreamNIST(MetricBase):
         n, n_types, big = len(hyps), len(ex.types), NIST_ORDER
         hs = side(ex, hyps)
         sides, valid = reference_sides(ex, refs)
-        # Information of every n-gram over all references of the batch (Doddington eq. 2, as
-        # nist.information_weights): log2(count(prefix) / count(n-gram)), unigram prefix count
-        # = number of reference words.
-        vocab_size = len(vocabulary(ex))
-        freq = np.zeros(vocab_size)
-        for s in sides:
-            freq += np.bincount(item_ids(s.keys), weights=s.counts, minlength=vocab_size)
-        words = float(sum(s.totals[:, 0].sum() for s in sides))
-        prefix = _prefix_ids(ex)
-        num = np.where(prefix >= 0, freq[np.maximum(prefix, 0)], words)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            info = np.where(freq > 0, np.log2(num / np.where(freq > 0, freq, 1)), 0.0)
+        info = _information(ex, sides)
         nums = np.stack([side_hits(hs, s, n, n_types, info) for s in sides], axis=1)[..., :big]
         r_len = np.stack([s.totals[:, 0] for s in sides], axis=1).astype(float)
         # per order, the reference with the best (precision, numerator, denominator, length):
