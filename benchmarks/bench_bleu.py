@@ -34,6 +34,7 @@ import sacrebleu
 
 from mtstrata import metrics, scoring
 from mtstrata.metrics import bleu as _bleu
+from mtstrata.metrics import nist as _nist
 from mtstrata.metrics import sacre as _sacre
 
 DATA = Path(os.environ.get("MTSTRATA_DATA", "/work/shared/data")) / "wmt17_toen_da" / "de-en"
@@ -59,6 +60,7 @@ def cold() -> None:
     _bleu._REF_CACHE.clear()
     _bleu._preprocessor.cache_clear()
     _sacre._REF_CACHE.clear()
+    _nist._TABLES.clear()
 
 
 def ours(spec: str, systems: dict[str, list[str]], ref: list[str]) -> dict[str, float]:

@@ -58,3 +58,13 @@ def test_bad_parameters_are_config_errors(spec):
 
     with pytest.raises(ConfigError):
         metrics.create(spec)
+
+
+def test_reference_tables_reused_across_systems_give_nltk_numbers():
+    """Two systems in one run: the second reuses the first's reference tables."""
+    refs = ["the cat sat on the mat", "a big red dog sat on a mat", "the dog is red and big"]
+    systems = {"a": ["the cat sat on a mat", "a red dog sat", "the big dog is red"],
+               "b": ["a mat the cat sat on", "a big red dog sat on a mat", "red dog big the is"]}
+    run = scoring.compute(systems, [refs], [metrics.create("nist")])
+    for name, hyps in systems.items():
+        assert run.score(name, 0).value == pytest.approx(nltk_nist(hyps, [refs]), rel=1e-12)

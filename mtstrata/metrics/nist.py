@@ -37,45 +37,68 @@ from mtstrata.metrics.bleu import _preprocessor, tokenize
 from mtstrata.segment import Segment
 
 Tokens = Sequence[str]
+_TABLES: dict[tuple, tuple] = {}  # reference corpus -> (information weights, reference n-grams)
 
 
 def _ngrams(tokens: Tokens, n: int) -> Counter:
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(zip(*[tokens[i:] for i in range(n)]))
 
 
 def information_weights(references: Sequence[Sequence[Tokens]], max_order: int = 5
                         ) -> dict[tuple[str, ...], float]:
     """Information of every reference n-gram (Doddington 2002, eq. 2; nltk's convention)."""
+    return _reference_tables(references, max_order)[0]
+
+
+def _reference_tables(references: Sequence[Sequence[Tokens]], max_order: int
+                      ) -> tuple[dict[tuple[str, ...], float], list[list[list[Counter]]]]:
+    """Information weights and, per segment, per reference, the n-gram Counter of each order.
+
+    Both come from one pass over the references (each n-gram multiset is built once).
+    """
     freq: Counter = Counter()
     words = 0
+    per_ref: list[list[list[Counter]]] = []
     for refs in references:
+        seg = []
         for r in refs:
-            for n in range(1, max_order + 1):
-                freq.update(_ngrams(r, n))
+            orders = [_ngrams(r, n) for n in range(1, max_order + 1)]
+            for c in orders:
+                freq.update(c)
             words += len(r)
+            seg.append(orders)
+        per_ref.append(seg)
     info = {}
     for g, c in freq.items():
         prefix = g[:-1]
         num = freq[prefix] if prefix and prefix in freq else words
         info[g] = math.log(num / c, 2)
-    return info
+    return info, per_ref
 
 
 def nist_rows(hyps: Sequence[Tokens], references: Sequence[Sequence[Tokens]],
-              max_order: int = 5) -> np.ndarray:
-    """NIST statistics of tokenised segments, weights from all of ``references``."""
-    info = information_weights(references, max_order)
+              max_order: int = 5, tables: tuple | None = None) -> np.ndarray:
+    """NIST statistics of tokenised segments, weights from all of ``references``.
+
+    ``tables`` is what :func:`_reference_tables` returns for these references, when the caller
+    already has it (scoring several systems against the same references).
+    """
+    info, per_ref = tables if tables is not None else _reference_tables(references, max_order)
     out = np.zeros((len(hyps), 3 * max_order + 1))
-    for i, (h, refs) in enumerate(zip(hyps, references, strict=True)):
+    for i, (h, refs, ref_grams) in enumerate(zip(hyps, references, per_ref, strict=True)):
         if not refs:
             raise ValueError("NIST needs at least one reference")
         out[i, 2 * max_order] = len(h)
         for n in range(1, max_order + 1):
             h_ng = _ngrams(h, n)
-            den = sum(h_ng.values())
+            den = max(0, len(h) - n + 1)
             best = None
-            for r in refs:
-                num = sum(info[g] * c for g, c in (h_ng & _ngrams(r, n)).items())
+            for r, grams in zip(refs, ref_grams, strict=True):
+                r_ng = grams[n - 1]
+                num = 0.0
+                for g in h_ng.keys() & r_ng.keys():
+                    c, m = h_ng[g], r_ng[g]
+                    num += info[g] * (c if c < m else m)
                 cand = (0 if den == 0 else num / den, num, den, len(r))
                 if best is None or cand > best:
                     best = cand
@@ -144,8 +167,18 @@ class NIST(MetricBase):
                 t = cache[s.text] = self._tok(s)
             return t
 
-        return nist_rows([tok(h) for h in hyps], [[tok(r) for r in rs] for rs in refs],
-                         self.max_order)
+        # the information weights and reference n-grams depend only on the reference corpus:
+        # computed once and reused while systems are scored against the same references
+        key = (self.tok, self.lc, self.max_order, tuple(tuple(r.text for r in rs) for rs in refs))
+        hit = _TABLES.get(key)
+        if hit is None:
+            ref_toks = [[tok(r) for r in rs] for rs in refs]
+            hit = (ref_toks, _reference_tables(ref_toks, self.max_order))
+            if len(_TABLES) >= 2:
+                _TABLES.clear()
+            _TABLES[key] = hit
+        ref_toks, tables = hit
+        return nist_rows([tok(h) for h in hyps], ref_toks, self.max_order, tables)
 
     def score(self, stats: np.ndarray) -> float:
         return nist_score(stats, self.max_order)
