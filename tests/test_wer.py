@@ -40,6 +40,7 @@ def plain_levenshtein(a, b):
 
 
 words = st.lists(st.sampled_from("abcde"), max_size=9)
+long_words = st.lists(st.sampled_from("abcdefg"), max_size=80)  # beyond 64 bits
 
 
 @settings(max_examples=200, deadline=None)
@@ -125,3 +126,9 @@ def test_unknown_tokenizer_is_a_config_error_at_build_time():
 
     with pytest.raises(ConfigError):
         metrics.create("wer:tok=klingon")
+
+
+@settings(max_examples=100, deadline=None)
+@given(long_words, long_words)
+def test_levenshtein_long_sequences(a, b):
+    assert levenshtein(a, b) == plain_levenshtein(a, b) == levenshtein(b, a)
