@@ -157,6 +157,12 @@ def extract(ex: Extractor, seg: Segment) -> Bags:
 
 def raw_items(ex: Extractor, seg: Segment) -> Extracted:
     """What the extractor function returns for ``seg``, after checking its layers."""
+    check_layers(ex, seg)
+    return ex.fn(seg)
+
+
+def check_layers(ex: Extractor, seg: Segment) -> None:
+    """Raise :class:`MissingLayerError` if ``seg`` lacks a layer the extractor needs."""
     missing = ex.layers - seg.layers
     if missing:
         raise MissingLayerError(
@@ -167,7 +173,6 @@ def raw_items(ex: Extractor, seg: Segment) -> Extracted:
             + ". Score through `mtstrata score` (which annotates) or annotate the segments "
             "with mtstrata.layers.annotate_texts first."
         )
-    return ex.fn(seg)
 
 
 class TypeIndex(dict):

@@ -23,7 +23,7 @@ cannot be reused).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,10 +132,20 @@ def _encode(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n: int)
     if len(vocab) >= _MAX_ITEMS:
         raise ValueError(f"more than {_MAX_ITEMS} distinct {ex.name} items: the counting "
                          "engine's 32-bit item ids would collide")
-    i = np.repeat(np.asarray(rows, dtype=np.int64), lens)
-    t = np.array(types, dtype=np.int64)
-    totals = np.bincount(i * n_types + t, minlength=n * n_types)
-    keys, c = np.unique((i << _SEG_SHIFT) | (t << _TYPE_SHIFT) | np.array(items, dtype=np.int64),
+    return make_side(np.repeat(np.asarray(rows, dtype=np.int64), lens),
+                     np.array(types, dtype=np.int64), np.array(items, dtype=np.int64), n,
+                     n_types)
+
+
+#: extractors with their own corpus-level encoder (same signature and result as ``_encode``)
+ENCODERS: dict[str, Callable[[Extractor, Sequence[int], Sequence[Segment], int], Side]] = {}
+
+
+def make_side(rows: np.ndarray, types: np.ndarray, items: np.ndarray, n: int, n_types: int
+              ) -> Side:
+    """A side from parallel arrays of (row, type index, item id), one entry per occurrence."""
+    totals = np.bincount(rows * n_types + types, minlength=n * n_types)
+    keys, c = np.unique((rows << _SEG_SHIFT) | (types << _TYPE_SHIFT) | items,
                         return_counts=True)
     return Side(keys, c.astype(np.int64), totals.astype(np.int64).reshape(n, n_types))
 
@@ -148,7 +158,8 @@ def side(ex: Extractor, segs: Sequence[Segment], rows: Sequence[int] | None = No
     hit = _SIDES.fetch(key)
     if hit is not None:
         return hit[1]  # type: ignore[index]
-    s = _encode(ex, range(len(segs)) if rows is None else rows, segs, n)
+    encode = ENCODERS.get(ex.name, _encode)
+    s = encode(ex, range(len(segs)) if rows is None else rows, segs, n)
     _SIDES.store(key, (list(segs), s))
     return s
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, islice
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -32,10 +32,12 @@ from sacrebleu.metrics.bleu import BLEU
 
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.elements import EXTRACTORS, SEP, Extractor, Item, extractor
+from mtstrata.metrics.elements import EXTRACTORS, SEP, Extractor, Item, check_layers, extractor
 from mtstrata.metrics.lecounts import (
+    ENCODERS,
     Side,
     item_ids,
+    make_side,
     pair_counts,
     reference_sides,
     side,
@@ -51,7 +53,8 @@ ORDERS = tuple(str(k) for k in range(1, NIST_ORDER + 1))
 
 
 def stream_ngrams(toks: list[str], max_order: int = NIST_ORDER) -> dict[str, list[Item]]:
-    """``{"1": unigrams, ..., "5": 5-grams}``, each n-gram one string joined by ``SEP``."""
+    """``{"1": unigrams, ..., "5": 5-grams}``, each n-gram one string joined by ``SEP``
+    (the plain form of the items; scoring uses the integer encoding of ``_encode_stream``)."""
     out: dict[str, list[Item]] = {"1": toks}
     prev = toks
     for k in range(2, max_order + 1):
@@ -60,15 +63,71 @@ def stream_ngrams(toks: list[str], max_order: int = NIST_ORDER) -> dict[str, lis
     return out
 
 
+def _lemma_tokens(seg: Segment) -> list[str]:
+    # joined and split like sacreBLEU's whitespace tokens (a lemma may hold a space)
+    return " ".join((t.lemma or "_").lower() for t in seg.tokens).split()
+
+
+def _pos_tokens(seg: Segment) -> list[str]:
+    return " ".join(t.xpos or "_" for t in seg.tokens).split()
+
+
+_TOKENS = {"stream-lemma": _lemma_tokens, "stream-pos": _pos_tokens}
+
+
 @extractor("stream-lemma", ORDERS, [Layer.TOKENS, Layer.LEMMA], "n-grams of the lemma stream")
 def _lemma_stream(seg: Segment) -> dict[str, list[Item]]:
-    # joined and split like sacreBLEU's whitespace tokens (a lemma may hold a space)
-    return stream_ngrams(" ".join((t.lemma or "_").lower() for t in seg.tokens).split())
+    return stream_ngrams(_lemma_tokens(seg))
 
 
 @extractor("stream-pos", ORDERS, [Layer.TOKENS, Layer.POS], "n-grams of the fine POS stream")
 def _pos_stream(seg: Segment) -> dict[str, list[Item]]:
-    return stream_ngrams(" ".join(t.xpos or "_" for t in seg.tokens).split())
+    return stream_ngrams(_pos_tokens(seg))
+
+
+def _encode_stream(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n: int
+                   ) -> Side:
+    """Corpus-level encoding of the stream n-grams with integer ids.
+
+    Unigrams get ids from the vocabulary by their string; an n-gram of order k is the pair
+    (id of its (k-1)-gram prefix, id of its last token), coded as one integer and given an id
+    by the same vocabulary, so no n-gram string is ever built. Only the distinct pair codes of a
+    side go through the Python dictionary.
+    """
+    tokens_of = _TOKENS[ex.name]
+    vocab = vocabulary(ex)
+    lookup = vocab.__getitem__
+    for seg in segs:
+        check_layers(ex, seg)
+    toks = [tokens_of(seg) for seg in segs]
+    lens = np.array([len(t) for t in toks], dtype=np.int64)
+    uni = np.fromiter(map(lookup, chain.from_iterable(toks)), dtype=np.int64,
+                      count=int(lens.sum()))
+    seg_of = np.repeat(np.asarray(rows, dtype=np.int64), lens)
+    end = np.repeat(np.cumsum(lens), lens)  # one past the last token of each token's segment
+    start = np.arange(len(uni), dtype=np.int64)
+    out_rows, out_types, out_items = [seg_of], [np.zeros_like(uni)], [uni]
+    ids = uni
+    for k in range(1, NIST_ORDER):
+        ok = start[:len(ids)] + k < end[:len(ids)]  # the k-th next token is in the segment
+        pos = np.nonzero(ok)[0]
+        if not len(pos):
+            break
+        codes = (ids[pos] << 32) | uni[pos + k]
+        uniq, inv = np.unique(codes, return_inverse=True)
+        # int keys: they never equal the unigram strings sharing the vocabulary
+        mapped = np.fromiter(map(lookup, uniq.tolist()), dtype=np.int64, count=len(uniq))
+        new_ids = np.full(len(ids), -1, dtype=np.int64)
+        new_ids[pos] = mapped[inv.ravel()]
+        out_rows.append(seg_of[pos])
+        out_types.append(np.full(len(pos), k, dtype=np.int64))
+        out_items.append(new_ids[pos])
+        ids = new_ids
+    return make_side(np.concatenate(out_rows), np.concatenate(out_types),
+                     np.concatenate(out_items), n, len(ex.types))
+
+
+ENCODERS["stream-lemma"] = ENCODERS["stream-pos"] = _encode_stream
 
 
 def _ref_lengths(ex: Extractor, refs: Sequence[Sequence[Segment]]
@@ -134,14 +193,13 @@ _PREFIX: dict[str, tuple[dict, np.ndarray]] = {}
 
 def _prefix_ids(ex: Extractor) -> np.ndarray:
     """For every n-gram id of the stream's vocabulary, the id of its (n-1)-gram prefix (-1 for
-    unigrams). Every prefix is in the vocabulary: it was extracted from the same segment.
-    Extended incrementally (ids are assigned in insertion order)."""
+    unigrams), read from the integer pair codes of ``_encode_stream``. Extended incrementally
+    (ids are assigned in insertion order)."""
     vocab = vocabulary(ex)
     known = _PREFIX.get(ex.name)
     done = known[1] if known is not None and known[0] is vocab else np.zeros(0, np.int64)
     if len(done) < len(vocab):
-        new = [vocab[g.rpartition(SEP)[0]] if SEP in g else -1
-               for g in islice(vocab, len(done), None)]
+        new = [g >> 32 if isinstance(g, int) else -1 for g in islice(vocab, len(done), None)]
         done = np.concatenate([done, np.array(new, dtype=np.int64)])
         _PREFIX[ex.name] = (vocab, done)
     return done
