@@ -89,3 +89,27 @@ def test_multi_reference_modes():
 def test_signature_round_trip():
     m = metrics.create("ROUGE-W:w=1.5,alpha=0.3")
     assert metrics.from_signature(m.signature()) == m
+
+
+def _wlcs_plain(x, y, w):
+    """Lin (2004), Figure of §3.3, written out cell by cell (rows: reference X)."""
+    c = [[0.0] * (len(y) + 1) for _ in range(len(x) + 1)]
+    run = [[0] * (len(y) + 1) for _ in range(len(x) + 1)]
+    for i in range(1, len(x) + 1):
+        for j in range(1, len(y) + 1):
+            if x[i - 1] == y[j - 1]:
+                k = run[i - 1][j - 1]
+                c[i][j] = c[i - 1][j - 1] + (k + 1) ** w - k ** w
+                run[i][j] = k + 1
+            elif c[i - 1][j] > c[i][j - 1]:
+                c[i][j] = c[i - 1][j]
+            else:
+                c[i][j] = c[i][j - 1]
+    return c[-1][-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=st.lists(st.sampled_from("abcdef"), max_size=15),
+       b=st.lists(st.sampled_from("abcd"), max_size=15))
+def test_wlcs_equals_plain_dp(a, b):
+    assert wlcs(a, b, 1.2) == pytest.approx(_wlcs_plain(a, b, 1.2))

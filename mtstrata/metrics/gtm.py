@@ -29,6 +29,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
@@ -82,6 +83,12 @@ def greedy_runs(hyp: Sequence[str], ref: Sequence[str]) -> list[int]:
     return runs
 
 
+@lru_cache(maxsize=1 << 17)
+def _runs(hyp: tuple[str, ...], ref: tuple[str, ...]) -> tuple[int, ...]:
+    # the greedy matching does not depend on e: GTM-1/1.2/2/3 of one run share it
+    return tuple(greedy_runs(hyp, ref))
+
+
 def _fmt(e: float) -> str:
     return str(int(e)) if float(e).is_integer() else repr(float(e))
 
@@ -106,7 +113,7 @@ class GTM(MetricBase):
         return f"GTM-{_fmt(self.e)}"
 
     def _row(self, h: list[str], r: list[str]) -> tuple[float, float, float]:
-        mms = float(sum(k ** self.e for k in greedy_runs(h, r))) ** (1.0 / self.e)
+        mms = float(sum(k ** self.e for k in _runs(tuple(h), tuple(r)))) ** (1.0 / self.e)
         return (mms, float(len(h)), float(len(r)))
 
     def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
