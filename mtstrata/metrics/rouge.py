@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -62,13 +61,7 @@ def wlcs(a: Sequence[str], b: Sequence[str], weight: float = 1.2) -> float:
     m = len(b)
     prev_c = [0.0] * (m + 1)
     prev_w = [0] * (m + 1)
-    present = set(b)
-    zeros = [0] * (m + 1)
     for x in a:
-        if x not in present:
-            # no match in this row: c(i, j) = max(c(i-1, j), c(i, j-1)), a running maximum
-            prev_c, prev_w = list(accumulate(prev_c, max)), zeros
-            continue
         cur_c = [0.0] * (m + 1)
         cur_w = [0] * (m + 1)
         for j in range(1, m + 1):
