@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mtstrata import metrics
+from mtstrata.metrics import lecounts
 from mtstrata.metrics.hwcm import chains
 from mtstrata.segment import Segment
 
@@ -62,3 +66,41 @@ def test_names_round_trip():
         m = metrics.create(spec)
         assert metrics.from_signature(m.signature()) == m
         assert m.display_name() == spec.split(":")[0]
+
+
+# ------------------------------------------------- corpus encoders vs per-segment extractors
+TREE = st.integers(1, 9).flatmap(lambda n: st.tuples(
+    st.lists(st.sampled_from(["a", "B", "c"]), min_size=n, max_size=n),
+    st.lists(st.sampled_from(["NOUN", "VERB", "DET"]), min_size=n, max_size=n),
+    st.lists(st.sampled_from(["nsubj", "dobj", "det", "weird"]), min_size=n, max_size=n),
+    st.tuples(*[st.integers(0, i) for i in range(n)]),  # head of token i+1 is 0 or before it
+))
+
+
+def _tree_seg(tree):
+    words, upos, rels, heads = tree
+    return Segment.from_words(list(words), upos=list(upos), deprels=list(rels),
+                              heads=list(heads), lemmas=list(words))
+
+
+ENCODED = ["DP-Or(*)", "DP-Or(det):avg=macro", "DP-HWCM_w-4", "DP-HWCM_c-3", "DP-HWCMi_r-4",
+           "SP-lBLEU", "SP-lNIST"]
+
+
+@given(st.lists(st.tuples(TREE, TREE), min_size=1, max_size=4))
+@settings(max_examples=40, deadline=None)
+def test_corpus_encoders_equal_the_extractors(pairs):
+    hyps = [_tree_seg(h) for h, _ in pairs]
+    refs = [[_tree_seg(r)] for _, r in pairs]
+    for spec in ENCODED:
+        m = metrics.create(spec)
+        fast = m.stats_batch(hyps, refs)
+        lecounts.clear()
+        saved = dict(lecounts.ENCODERS)
+        lecounts.ENCODERS.clear()  # the generic path: per-segment extractor items
+        try:
+            plain = m.stats_batch(hyps, refs)
+        finally:
+            lecounts.ENCODERS.update(saved)
+            lecounts.clear()
+        np.testing.assert_allclose(fast, plain, rtol=1e-12, atol=1e-12, err_msg=spec)

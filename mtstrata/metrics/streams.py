@@ -193,13 +193,16 @@ _PREFIX: dict[str, tuple[dict, np.ndarray]] = {}
 
 def _prefix_ids(ex: Extractor) -> np.ndarray:
     """For every n-gram id of the stream's vocabulary, the id of its (n-1)-gram prefix (-1 for
-    unigrams), read from the integer pair codes of ``_encode_stream``. Extended incrementally
-    (ids are assigned in insertion order)."""
+    unigrams). Every prefix is in the vocabulary (it comes from the same segment). Extended
+    incrementally (ids are assigned in insertion order)."""
     vocab = vocabulary(ex)
     known = _PREFIX.get(ex.name)
     done = known[1] if known is not None and known[0] is vocab else np.zeros(0, np.int64)
     if len(done) < len(vocab):
-        new = [g >> 32 if isinstance(g, int) else -1 for g in islice(vocab, len(done), None)]
+        # integer pair codes (_encode_stream) or SEP-joined strings (the plain extractor)
+        new = [g >> 32 if isinstance(g, int) else
+               vocab[g.rpartition(SEP)[0]] if SEP in g else -1
+               for g in islice(vocab, len(done), None)]
         done = np.concatenate([done, np.array(new, dtype=np.int64)])
         _PREFIX[ex.name] = (vocab, done)
     return done
