@@ -77,14 +77,19 @@ TREE = st.integers(1, 9).flatmap(lambda n: st.tuples(
 ))
 
 
+_XPOS = {"NOUN": "NN", "VERB": "VBD", "DET": "ZZ"}  # ZZ: outside the tag set ("other")
+
+
 def _tree_seg(tree):
     words, upos, rels, heads = tree
     return Segment.from_words(list(words), upos=list(upos), deprels=list(rels),
-                              heads=list(heads), lemmas=list(words))
+                              heads=list(heads), lemmas=[w + "x" for w in words],
+                              xpos=[_XPOS[u] for u in upos])
 
 
-ENCODED = ["DP-Or(*)", "DP-Or(det):avg=macro", "DP-HWCM_w-4", "DP-HWCM_c-3", "DP-HWCMi_r-4",
-           "SP-lBLEU", "SP-lNIST"]
+ENCODED = ["Ol", "Ol-lem", "SP-Op(*)", "SP-Op(V):meas=p", "DP-Oc(*)", "DP-Ol(*)",
+           "DP-Ol(2):avg=macro", "DP-Or(*)", "DP-Or(det):avg=macro", "DP-HWCM_w-4",
+           "DP-HWCM_c-3", "DP-HWCMi_r-4", "DP-Ld", "Bllip", "SP-lBLEU", "SP-pNIST"]
 
 
 @given(st.lists(st.tuples(TREE, TREE), min_size=1, max_size=4))

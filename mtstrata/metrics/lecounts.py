@@ -228,6 +228,11 @@ def vocabulary(ex: Extractor) -> dict:
     return _VOCABS.setdefault(ex.name, _Vocab())
 
 
+def vocabulary_named(name: str) -> dict:
+    """A helper vocabulary (e.g. word ids to build compound codes), cleared with the rest."""
+    return _VOCABS.setdefault(name, _Vocab())
+
+
 def pair_counts(ex: Extractor, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]],
                 pooled: bool = False) -> PairCounts:
     """Count tables of ``hyps`` against their references (``pooled``: against their union).
