@@ -36,7 +36,7 @@ from mtstrata.metrics.elements import (
     check_layers,
     coarse_pos,
 )
-from mtstrata.metrics.lecounts import ENCODERS, Side, make_side, vocabulary
+from mtstrata.metrics.lecounts import CLEARERS, ENCODERS, Side, make_side, vocabulary
 from mtstrata.metrics.lecounts import vocabulary_named as lecounts_vocab
 from mtstrata.segment import Segment
 
@@ -190,6 +190,7 @@ def _encode_chains(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], 
                      len(ex.types))
 
 
+CLEARERS.append(_COLUMNS.clear)
 ENCODERS.update({
     "word": _per_token("words"),
     "lemma": _per_token("lemmas"),

@@ -95,11 +95,17 @@ _SIDES = _LRU(96)
 _PAIRS = _LRU(48)
 
 
+#: clear functions of the encoders' own caches, called by :func:`clear`
+CLEARERS: list[Callable[[], None]] = []
+
+
 def clear() -> None:
-    """Forget the cached sides, count tables and vocabularies."""
+    """Forget the cached sides, count tables, vocabularies and encoder caches."""
     _SIDES.clear()
     _PAIRS.clear()
     _VOCABS.clear()
+    for fn in CLEARERS:
+        fn()
 
 
 def _encode(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n: int) -> Side:

@@ -34,6 +34,7 @@ from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.elements import EXTRACTORS, SEP, Extractor, Item, check_layers, extractor
 from mtstrata.metrics.lecounts import (
+    CLEARERS,
     ENCODERS,
     Side,
     item_ids,
@@ -128,6 +129,7 @@ def _encode_stream(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], 
 
 
 ENCODERS["stream-lemma"] = ENCODERS["stream-pos"] = _encode_stream
+CLEARERS.append(lambda: (_INFO.clear(), _PREFIX.clear()))
 
 
 def _ref_lengths(ex: Extractor, refs: Sequence[Sequence[Segment]]
