@@ -70,26 +70,28 @@ def test_lower_is_better_direction_is_flipped():
 
 
 def test_deletion_raising_precision_is_a_violation():
-    # emptying the worst segments (0 matches out of 10 words) removes words from the
-    # denominator: the micro-averaged precision rises, which Chiang et al. §3.3 call a flaw.
+    # emptying the worst segments (1 match out of 10 words, sentence precision 0.1 > 0 of an
+    # empty output) removes words from the denominator: the micro-averaged precision rises
+    # from 275/500 to 270/450, which Chiang et al. §3.3 call a flaw.
     n = 50
-    st = np.c_[np.r_[np.zeros(5), np.full(n - 5, 6.0)], np.full(n, 10.0)]
-    seg = {"s": np.where(st[:, 1] > 0, st[:, 0] / st[:, 1], 0.0)}
+    st = np.c_[np.r_[np.ones(5), np.full(n - 5, 6.0)], np.full(n, 10.0)]
+    seg = {"s": st[:, 0] / st[:, 1]}
     r = deletion_scenario(precision, {"s": st}, np.zeros((n, 2)), seg, np.zeros(n),
                           fraction=0.1, n=200)
     row = r["rows"][0]
     assert row["deleted"] == 5
-    assert row["deleted_score"] == pytest.approx(0.6) and row["score"] == pytest.approx(0.54)
-    assert row["sentence_delta"] == 0  # the emptied sentences scored 0 already
+    assert row["deleted_score"] == pytest.approx(0.6) and row["score"] == pytest.approx(0.55)
+    assert row["sentence_delta"] == pytest.approx(-0.5)
     assert r["violations"] == 1
 
 
-def test_deletion_of_negative_sentences_is_not_a_violation():
-    # a decomposable score with a negative sentence score (like 4-GRR with insertions): emptying
-    # it raises both the sentence and the corpus score, which agree.
-    st = np.c_[np.r_[-3.0, np.full(9, 5.0)], np.full(10, 10.0)]
+def test_deletion_skips_sentences_below_the_empty_output():
+    # a decomposable score with a negative sentence score (like 4-GRR with insertions): that
+    # segment is not emptied (it would rightly gain); the next worst is, and the score drops.
+    st = np.c_[np.r_[-3.0, 2.0, np.full(8, 5.0)], np.full(10, 10.0)]
     seg = {"s": st[:, 0] / st[:, 1]}
     empty = np.c_[np.zeros(10), np.full(10, 10.0)]
     r = deletion_scenario(precision, {"s": st}, empty, seg, np.zeros(10), fraction=0.1, n=100)
-    assert r["rows"][0]["deleted_score"] > r["rows"][0]["score"]
+    row = r["rows"][0]
+    assert row["deleted"] == 1 and row["deleted_score"] == pytest.approx(37 / 100)  # (39 - 2) / 100
     assert r["violations"] == 0

@@ -17,13 +17,15 @@ weights (WER, TER, 4-GRR: summed numerators over reference-based denominators) i
    A violation is a hybrid that scores below ``m`` on the whole test set although each part beats
    ``m`` on its half. Splits: the contiguous halves (documents are contiguous in WMT test sets)
    and seeded random halves.
-3. **Sentence deletion** (§3.3): empty k% of a system's segments (those with the lowest sentence
-   score, as a system translating selectively would). A violation is a corpus change whose sign
-   contradicts the summed sentence-level change (``sum(score(empty_i) - score(c_i))``): e.g.
-   BLEU rising although every emptied sentence lost BLEU. For a decomposable metric the two
-   agree by construction (4-GRR can *rise* here, rightly: its sentence score is negative for
-   outputs worse than an empty one). The drop is also tested with paired bootstrap resampling
-   (Koehn 2004) and non-significant drops are counted, as Chiang et al. report them.
+3. **Sentence deletion** (§3.3): empty k% of a system's segments, chosen among those whose
+   sentence score is above the empty output's (so that every deletion lowers its sentence
+   score), the lowest-scored first, as a system that drops what it translates badly. A
+   decomposable metric (a fixed-weight average of sentence scores) must then drop; a violation
+   is a corpus score that rises or stays (BLEU can: fewer words, higher precisions). The drop is
+   also tested with paired bootstrap resampling (Koehn 2004); non-significant drops are counted
+   apart, as Chiang et al. report them. (Segments scoring below an empty output, e.g. 4-GRR's
+   negative scores for insertion-heavy outputs, are not deleted: emptying them rightly raises
+   the score.)
 
 Everything works on per-segment statistics ``(n_segments, k)`` and ``metric.score(summed)``.
 """
@@ -153,6 +155,8 @@ def deletion_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], empty: np
         seed: RNG seed.
         tol: differences below this count as zero.
 
+    Fewer than ``fraction`` of the segments are emptied if fewer score above the empty output.
+
     Returns:
         ``{"fraction", "systems", "violations", "insignificant", "rows", "seed"}``.
     """
@@ -162,20 +166,19 @@ def deletion_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], empty: np
     for name, st in stats.items():
         k = int(round(fraction * len(st)))
         seg = np.asarray(seg_scores[name], float)
-        worst = np.argsort(sign * seg, kind="mergesort")[:k]
+        loses = np.flatnonzero(sign * (seg - empty_seg) > tol)  # emptying lowers the sentence
+        worst = loses[np.argsort(sign * seg[loses], kind="mergesort")[:k]]
         deleted = st.copy()
         deleted[worst] = empty[worst]
         res = paired_bootstrap(score, deleted, {name: st}, n=n, seed=seed,
                                higher_is_better=higher_is_better)[name]
         corpus = sign * (score(deleted.sum(0)) - score(st.sum(0)))
         sentence = sign * float((empty_seg[worst] - seg[worst]).sum())
-        c_sign = 0 if abs(corpus) <= tol else int(np.sign(corpus))
-        s_sign = 0 if abs(sentence) <= tol else int(np.sign(sentence))
         rows.append({"system": name, "score": score(st.sum(0)),
-                     "deleted_score": score(deleted.sum(0)), "deleted": k,
+                     "deleted_score": score(deleted.sum(0)), "deleted": len(worst),
                      "sentence_delta": sentence, "p": res["p"],
-                     "violation": c_sign != s_sign,
-                     "insignificant": corpus < 0 and res["p"] >= alpha})
+                     "violation": len(worst) > 0 and corpus >= -tol,
+                     "insignificant": corpus < -tol and res["p"] >= alpha})
     return {"fraction": fraction, "systems": len(rows),
             "violations": sum(bool(r["violation"]) for r in rows),
             "insignificant": sum(bool(r["insignificant"]) for r in rows), "rows": rows,
