@@ -26,6 +26,7 @@ items: such parses do not come out of a parser).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cached_property
 
 import numpy as np
 
@@ -41,28 +42,50 @@ from mtstrata.metrics.lecounts import vocabulary_named as lecounts_vocab
 from mtstrata.segment import Segment
 
 
-class _Columns:
-    """Token attributes of one side, flattened over its segments."""
+class Columns:
+    """Token attributes of one side, flattened over its segments (each read on first use)."""
 
     def __init__(self, segs: Sequence[Segment], rows: Sequence[int]):
-        toks = [t for s in segs for t in s.tokens]
+        self.segs = segs
+        self.toks = [t for s in segs for t in s.tokens]
         lens = np.array([len(s.tokens) for s in segs], dtype=np.int64)
-        self.words = [t.form.lower() for t in toks]
-        self.lemmas = [(t.lemma or "").lower() for t in toks]
-        self.upos = [t.upos or "" for t in toks]
-        self.xpos = [t.xpos or "" for t in toks]
-        self.rels = [(t.deprel or "").lower() for t in toks]
-        heads = np.fromiter((t.head or 0 for t in toks), dtype=np.int64, count=len(toks))
-        offset = np.repeat(np.cumsum(lens) - lens, lens)
-        self.parent = np.where(heads > 0, offset + heads - 1, -1)
-        self.seg_of = np.repeat(np.asarray(rows, dtype=np.int64), lens)
+        self.offset = np.cumsum(lens) - lens  # first token of each segment
+        self.rows = np.asarray(rows, dtype=np.int64)
+        self.seg_of = np.repeat(self.rows, lens)
         self.seg_len = np.repeat(lens, lens)
+        self.tok_offset = np.repeat(self.offset, lens)  # first token of each token's segment
+
+    @cached_property
+    def words(self) -> list[str]:
+        return [t.form.lower() for t in self.toks]
+
+    @cached_property
+    def lemmas(self) -> list[str]:
+        return [(t.lemma or "").lower() for t in self.toks]
+
+    @cached_property
+    def upos(self) -> list[str]:
+        return [t.upos or "" for t in self.toks]
+
+    @cached_property
+    def xpos(self) -> list[str]:
+        return [t.xpos or "" for t in self.toks]
+
+    @cached_property
+    def rels(self) -> list[str]:
+        return [(t.deprel or "").lower() for t in self.toks]
+
+    @cached_property
+    def parent(self) -> np.ndarray:
+        heads = np.fromiter((t.head or 0 for t in self.toks), dtype=np.int64,
+                            count=len(self.toks))
+        return np.where(heads > 0, self.tok_offset + heads - 1, -1)
 
 
-_COLUMNS: dict[tuple, tuple[list[Segment], _Columns]] = {}
+_COLUMNS: dict[tuple, tuple[list[Segment], Columns]] = {}
 
 
-def _columns(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment]) -> _Columns:
+def columns(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment]) -> Columns:
     for seg in segs:
         check_layers(ex, seg)
     key = (tuple(map(id, segs)), tuple(rows))
@@ -70,7 +93,7 @@ def _columns(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment]) -> _Co
     if hit is None:
         if len(_COLUMNS) >= 16:  # a run's sides: the references and one per system
             _COLUMNS.clear()
-        hit = _COLUMNS[key] = (list(segs), _Columns(segs, rows))
+        hit = _COLUMNS[key] = (list(segs), Columns(segs, rows))
     return hit[1]
 
 
@@ -90,7 +113,7 @@ def _types(ex: Extractor, labels: list[str], group: Callable[[str], str] | None 
 def _per_token(attr: str, typed_by: str | None = None,
                group: Callable[[str], str] | None = None) -> Callable[..., Side]:
     def encode(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n: int) -> Side:
-        c = _columns(ex, rows, segs)
+        c = columns(ex, rows, segs)
         items = _ids(ex, getattr(c, attr))
         types = (np.zeros_like(items) if typed_by is None
                  else _types(ex, getattr(c, typed_by), group))
@@ -101,7 +124,7 @@ def _per_token(attr: str, typed_by: str | None = None,
 
 def _encode_depth(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n: int
                   ) -> Side:
-    c = _columns(ex, rows, segs)
+    c = columns(ex, rows, segs)
     depth = np.zeros(len(c.parent), dtype=np.int64)
     cur = c.parent.copy()
     live = np.nonzero(cur >= 0)[0]
@@ -116,7 +139,7 @@ def _encode_depth(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n
 _LABELS = {"hwcm-w": "words", "hwcm-c": "upos", "hwcm-r": "rels"}
 
 
-def _word_codes(c: _Columns) -> np.ndarray:
+def _word_codes(c: Columns) -> np.ndarray:
     words = lecounts_vocab("__words__")
     ids = np.fromiter(map(words.__getitem__, c.words), dtype=np.int64, count=len(c.words))
     if len(words) >= 1 << 24:
@@ -127,7 +150,7 @@ def _word_codes(c: _Columns) -> np.ndarray:
 def _encode_links(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n: int
                   ) -> Side:
     """``dep-pair`` (head word, word) and ``dep-triple`` (relation, head word, word)."""
-    c = _columns(ex, rows, segs)
+    c = columns(ex, rows, segs)
     w = _word_codes(c)
     dep = np.nonzero(c.parent >= 0)[0]
     codes = (w[c.parent[dep]] << 24) | w[dep]
@@ -145,7 +168,7 @@ def _encode_links(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n
 
 def _encode_dep_rel(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n: int
                     ) -> Side:
-    c = _columns(ex, rows, segs)
+    c = columns(ex, rows, segs)
     parent, seg_len = c.parent, c.seg_len
     words = _ids(ex, c.words)
     rel = _types(ex, c.rels)
@@ -167,7 +190,7 @@ def _encode_dep_rel(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment],
 
 def _encode_chains(ex: Extractor, rows: Sequence[int], segs: Sequence[Segment], n: int
                    ) -> Side:
-    c = _columns(ex, rows, segs)
+    c = columns(ex, rows, segs)
     seg_of, parent = c.seg_of, c.parent
     lookup = vocabulary(ex).__getitem__
     first = _ids(ex, getattr(c, _LABELS[ex.name]))

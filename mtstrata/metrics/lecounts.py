@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtstrata.metrics.elements import Extractor, _index, raw_items
+from mtstrata.metrics.elements import Extractor, _index, no_gc, raw_items
 from mtstrata.segment import Segment
 
 _SEG_SHIFT = 40
@@ -165,7 +165,8 @@ def side(ex: Extractor, segs: Sequence[Segment], rows: Sequence[int] | None = No
     if hit is not None:
         return hit[1]  # type: ignore[index]
     encode = ENCODERS.get(ex.name, _encode)
-    s = encode(ex, range(len(segs)) if rows is None else rows, segs, n)
+    with no_gc():  # many small objects, no cycles: the collector's full scans only cost
+        s = encode(ex, range(len(segs)) if rows is None else rows, segs, n)
     _SIDES.store(key, (list(segs), s))
     return s
 
