@@ -6,13 +6,15 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.translate.nist_score import corpus_nist
 
 from mtstrata import metrics
-from mtstrata.segment import Segment
+from mtstrata.metrics import lecounts
+from mtstrata.segment import Layer, Segment
 from tests.conftest import hand_segments
 
 
@@ -119,3 +121,46 @@ def test_engine_equals_counter_oracle(rows, meas, avg, refs_mode):
     for g, (h, rs) in zip(got, rows, strict=True):
         want = _oracle(meas, avg, refs_mode, h, rs)
         assert (math.isnan(g) and math.isnan(want)) or g == pytest.approx(want, abs=1e-12)
+
+
+# ------------------------------------------------- SR corpus encoder vs per-segment extractors
+ROLES = ["ARG0", "A1", "ARGM-TMP", "C-A1", "R-AM-LOC", "XYZ"]
+
+
+@st.composite
+def _sr_segment(draw):
+    n = draw(st.integers(1, 7))
+    words = draw(st.lists(st.sampled_from(["a", "B", "c"]), min_size=n, max_size=n))
+    frames = []
+    for _ in range(draw(st.integers(0, 2))):
+        pred = draw(st.integers(0, n - 1))
+        args = []
+        for _ in range(draw(st.integers(0, 3))):
+            s = draw(st.integers(0, n - 1))
+            args.append((s, draw(st.integers(s + 1, n)), draw(st.sampled_from(ROLES))))
+        frames.append((pred, args))
+    seg = Segment.from_words(words, lemmas=[w + "v" for w in words], frames=frames)
+    return seg.with_layers(Layer.SRL)
+
+
+SR_SPECS = ["SR-Or(*)", "SR-Or(A1):meas=f", "SR-Mr(*)", "SR-Orv(*)", "SR-Mrv(*):avg=macro",
+            "SR-Or", "SR-Orv", "SR-Ov"]
+
+
+@given(st.lists(st.tuples(_sr_segment(), _sr_segment()), min_size=1, max_size=4))
+@settings(max_examples=40, deadline=None)
+def test_sr_encoder_equals_the_extractors(pairs):
+    hyps = [h for h, _ in pairs]
+    refs = [[r] for _, r in pairs]
+    for spec in SR_SPECS:
+        m = metrics.create(spec)
+        fast = m.stats_batch(hyps, refs)
+        lecounts.clear()
+        saved = dict(lecounts.ENCODERS)
+        lecounts.ENCODERS.clear()  # the generic path: per-segment extractor items
+        try:
+            plain = m.stats_batch(hyps, refs)
+        finally:
+            lecounts.ENCODERS.update(saved)
+            lecounts.clear()
+        np.testing.assert_allclose(fast, plain, rtol=1e-12, atol=1e-12, err_msg=spec)
