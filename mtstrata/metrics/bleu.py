@@ -12,7 +12,9 @@ hypothesis length, the shorter on ties, as sacreBLEU; ``shortest``; ``average``)
 
 Corpus BLEU is ``BP * exp(mean_n log p_n)`` of the summed statistics, computed by sacreBLEU's
 ``BLEU.compute_bleu`` (so smoothing ``none | floor | add-k | exp`` and effective order mean what
-they mean there and the numbers are sacreBLEU's to the last bit). Tokenisation and lowercasing
+they mean there and the numbers are sacreBLEU's to the last bit; with ``ref_length=average``,
+whose fractional length sacreBLEU's score object refuses, the smoothed precisions come from
+``compute_bleu`` and the same brevity penalty is applied here). Tokenisation and lowercasing
 are sacreBLEU's own (``tok=13a`` by default, ``none``, ``intl``, ``char``, ...).
 
 BLEU-SBP replaces the brevity penalty by the strict one, ``φ(Σ min(|c_i|, |r_i|) / Σ |r_i|)``
