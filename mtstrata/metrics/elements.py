@@ -10,8 +10,11 @@ Each extractor has a fixed *type inventory* (PTB tags of en_core_web_sm's tagger
 dependency labels, OntoNotes entity types, PropBank roles, tree depths 0..8 and ``9+``) so that
 metric statistics have a fixed length. A label outside the inventory goes to the last type,
 ``other`` (so a different tag set still scores, and ``--details`` shows how much fell there).
-Items are lower-cased, as on the slides. Extracted bags are memoised per segment object, because
-the same hypothesis or reference is compared by many metrics.
+Items are lower-cased, as on the slides. The functions here define the items of one segment
+(:func:`extract` gives its memoised :class:`Bags`); scoring counts whole corpora at once in
+:mod:`mtstrata.metrics.lecounts`, with numpy encoders for the frequent extractors
+(:mod:`~mtstrata.metrics.dep_encoders`, :mod:`~mtstrata.metrics.sr_encoders`) that the tests
+check against these functions.
 
 Extractors register themselves in :data:`EXTRACTORS` by name; :func:`extract` returns the
 :class:`Bags` of one segment.
@@ -19,10 +22,8 @@ Extractors register themselves in :data:`EXTRACTORS` by name; :func:`extract` re
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from mtstrata.errors import ConfigError, MissingLayerError
@@ -211,23 +212,6 @@ def bags_of(ex: Extractor, seg: Segment) -> Bags:
         else:
             counts[t] = Counter(items)
     return Bags(counts)
-
-
-@contextlib.contextmanager
-def no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector around a scoring loop.
-
-    The loop allocates many small dicts and tuples but no reference cycles; with tens of
-    thousands of annotated segments alive, the collector's repeated full scans cost about a
-    quarter of the scoring time. The previous state is restored on exit.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def clear_memo() -> None:
