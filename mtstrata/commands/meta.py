@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from mtstrata.cli import warn
 
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from mtstrata.errors import InputError
 
     specs = expand_metrics(args.metrics)
-    ulcs = {path: MetricSet.load(path) for path in args.ulc}
+    ulcs = {f"ULC:{Path(path).stem}": MetricSet.load(path) for path in args.ulc}
     if not specs and not ulcs:
         raise InputError("nothing to evaluate: pass metrics with -m and/or --ulc SET.json.")
     needed = list(dict.fromkeys([*specs, *(m for s in ulcs.values() for m in s.metrics)]))
