@@ -112,3 +112,29 @@ def test_install_script_lexnames():
     assert lines[44] == "44\tadj.ppl\t3"
     if mod.MAN_PAGE.is_file():
         assert "checked" in mod.check_against_man_page()
+
+
+@needs_wordnet
+def test_memoised_stemmer_and_wordnet_change_no_score_on_real_data():
+    """METEOR-sy memoises nltk's stem and synset look-ups; 200 WMT17 segments still score
+    exactly as nltk's meteor_score with a plain PorterStemmer and the plain WordNet reader."""
+    from pathlib import Path
+
+    from nltk.stem.porter import PorterStemmer
+    from nltk.translate.meteor_score import meteor_score
+
+    from mtstrata.metrics.bleu import tokenize
+    from mtstrata.wordnet import load_wordnet
+
+    data = Path("/work/shared/data/wmt17_toen_da/de-en")
+    if not data.is_dir():
+        pytest.skip("WMT17 data not available here")
+    ref = (data / "ref.txt").read_text(encoding="utf-8").splitlines()[:200]
+    hyp = (data / "sys" / "online-B.0.txt").read_text(encoding="utf-8").splitlines()[:200]
+    m = metrics.create("METEOR-sy")
+    ours = m.segment_scores(m.stats_batch([Segment(text=h) for h in hyp],
+                                          [[Segment(text=r)] for r in ref]))
+    wn, stemmer = load_wordnet(), PorterStemmer()
+    want = [meteor_score([tokenize(r).split()], tokenize(h).split(), stemmer=stemmer,
+                         wordnet=wn) for h, r in zip(hyp, ref, strict=True)]
+    assert list(ours) == want
