@@ -12,7 +12,8 @@ the parse and the tags, after the CoNLL-2000 chunk definitions (Tjong Kim Sang &
 infinitival "to": "will not give up", "wants to go"); ``ADJP`` a run of adjectives, starting at
 an adverb that modifies the adjective right after it ("too slow"); ``ADVP`` a run of adverbs;
 ``PP`` one preposition (the NP after it is its own chunk, as in CoNLL-2000); ``PRT`` a particle
-away from its verb ("gave it up"); ``SBAR`` one subordinating conjunction. This is a rule derivation from the parse, not a trained chunker.
+away from its verb ("gave it up"); ``SBAR`` one subordinating conjunction. This is a rule
+derivation from the parse, not a trained chunker.
 
 On load, the installed model's version is compared with the lock; a mismatch is an error unless
 ``allow_unlocked`` (then the actual version goes into the signature, marked ``unlocked``).
