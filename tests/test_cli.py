@@ -116,3 +116,12 @@ def test_stdin_hypothesis(files):
     assert p.returncode == 0, p.stderr
     rec = json.loads(p.stdout)["scores"][0]
     assert rec["system"] == "stdin" and rec["score"] == pytest.approx(100.0)
+
+
+def test_variants_of_one_metric_keep_separate_rows(files, capsys):
+    code, out, _ = run(["score", "-r", files / "ref.txt", "-i", files / "sysA.txt", "-m",
+                        "bleu", "bleu:smooth=none", "--format", "json"], capsys)
+    assert code == 0
+    recs = json.loads(out)["scores"]
+    assert [r["metric"] for r in recs] == ["bleu", "bleu:smooth=none"]
+    assert recs[0]["signature"] != recs[1]["signature"]

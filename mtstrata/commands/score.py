@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
@@ -93,6 +94,12 @@ def run(args: argparse.Namespace) -> int:
             print(path)
         return 0
     scores = result.scores(sentence_level=args.sentence_level, details=args.details)
+    specs = args.metrics or DEFAULT_METRICS
+    names = [m.display_name() for m in built]
+    if len(set(names)) < len(names):  # e.g. two BLEU variants: label them by their specs
+        label = [specs[i] if names.count(n) > 1 else n for i, n in enumerate(names)]
+        scores = [dataclasses.replace(s, metric=label[k % len(built)])
+                  for k, s in enumerate(scores)]
     out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](scores)
     sys.stdout.write(out)
     return 0

@@ -35,11 +35,10 @@ from typing import ClassVar
 
 import numpy as np
 from sacrebleu.metrics.bleu import BLEU as _SacreBLEU
-from scipy.optimize import linear_sum_assignment
 
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
-from mtstrata.metrics.bleu import BLEU, tokenize
+from mtstrata.metrics.bleu import BLEU, _bp, tokenize
 from mtstrata.metrics.wer import levenshtein
 from mtstrata.segment import Segment
 
@@ -112,6 +111,8 @@ def correct_sentence(hyp: Sequence[str], ref: Sequence[str], eps: float
     if not _may_correct(hyp, ref, eps):
         return words, weights  # whatever the matching, no word would be corrected
     cost = np.array([[affix_distance(r, t) for t in hyp] for r in ref])
+    from scipy.optimize import linear_sum_assignment  # lazy: scipy costs ~1 s to import
+
     rows, cols = linear_sum_assignment(cost)
     for rj, ti in zip(rows, cols, strict=True):
         ad = cost[rj, ti]
@@ -192,14 +193,20 @@ class TBLEU(BLEU):
         # fractional matches: not rounded (BLEU rounds its integer counts)
         correct = [float(x) for x in stats[2:2 + o]]
         total = [int(round(x)) for x in stats[2 + o:2 + 2 * o]]
-        hyp_len, ref_len = float(stats[0]), float(stats[1])
-        if self.ref_length != "average":
-            hyp_len, ref_len = int(round(hyp_len)), int(round(ref_len))
-        bleu = _SacreBLEU.compute_bleu(correct, total, hyp_len, ref_len,
+        hyp_len, ref_len = int(round(stats[0])), float(stats[1])
+        average = self.ref_length == "average"
+        if not average:
+            ref_len = int(round(ref_len))
+        # a fractional (average) reference length: sacreBLEU takes integer lengths only, so
+        # its precision part is computed with BP 1 and the brevity penalty applied here, as BLEU
+        bleu = _SacreBLEU.compute_bleu(correct, total, hyp_len,
+                                       hyp_len if average else ref_len,
                                        smooth_method=self.smooth,
                                        smooth_value=self.smooth_value,
-                                       effective_order=self.eff, max_ngram_order=o)
-        return bleu.score, hyp_len, ref_len
+                                       effective_order=self.eff, max_ngram_order=o).score
+        if average:
+            bleu *= _bp(hyp_len, ref_len)
+        return bleu, hyp_len, ref_len
 
 
 REGISTRY.add("tBLEU", TBLEU, description="tolerant BLEU: affix-distance alignment corrects "
