@@ -20,7 +20,15 @@ demo: setup
 	$(BIN)/mtstrata score -r sample/ref.A.txt -r sample/ref.B.txt -i sample/sys/*.txt \
 		-m $(DEMO_METRICS)
 
-test: setup
+STANZA_STAMP := $(VENV)/.mtstrata-stanza-installed
+$(STANZA_STAMP): $(STAMP) requirements-stanza.txt
+	$(BIN)/python -m pip --disable-pip-version-check -q install -r requirements-stanza.txt
+	touch $@
+
+# the optional stanza backend (torch + stanza); the tests need it for its conversion tests
+setup-stanza: $(STANZA_STAMP)
+
+test: setup setup-stanza
 	$(BIN)/python -m pytest
 
 lint: setup
