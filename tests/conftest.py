@@ -1,6 +1,9 @@
-"""Shared fixtures: hand-annotated segments (no model is loaded)."""
+"""Shared fixtures: hand-annotated segments (no model is loaded); where the WMT data is."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import pytest
 
@@ -100,3 +103,17 @@ def hand_segments() -> list[Segment]:
 @pytest.fixture
 def segments() -> list[Segment]:
     return hand_segments()
+
+
+def _data_root() -> Path:
+    """The shared WMT data (read in place, never copied into the project): $MTSTRATA_DATA,
+    else ../shared/data next to the checkout, else /work/shared/data."""
+    env = os.environ.get("MTSTRATA_DATA")
+    if env:
+        return Path(env)
+    beside = Path(__file__).resolve().parents[2] / "shared" / "data"
+    return beside if beside.is_dir() else Path("/work/shared/data")
+
+
+#: WMT17 de-en (reference, 11 systems); tests using it skip, saying so, when it is absent
+WMT17_DEEN = _data_root() / "wmt17_toen_da" / "de-en"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +12,9 @@ from hypothesis import strategies as st
 
 from mtstrata import metrics, scoring
 from mtstrata.segment import Segment
+from tests.conftest import WMT17_DEEN
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
+DATA = WMT17_DEEN
 
 # Papineni et al. (2002), Examples 1 and 2: lowercased, final period dropped
 CAND1 = "it is a guide to action which ensures that the military always obeys the commands of " \

@@ -8,6 +8,7 @@ from mtstrata import metrics
 from mtstrata.errors import ModelError
 from mtstrata.segment import Segment
 from mtstrata.wordnet import missing_files
+from tests.conftest import WMT17_DEEN
 
 needs_wordnet = pytest.mark.skipif(
     bool(missing_files()), reason="WordNet 3.0 not installed (run `make setup`)")
@@ -118,7 +119,6 @@ def test_install_script_lexnames():
 def test_memoised_stemmer_and_wordnet_change_no_score_on_real_data():
     """METEOR-sy memoises nltk's stem and synset look-ups; 200 WMT17 segments still score
     exactly as nltk's meteor_score with a plain PorterStemmer and the plain WordNet reader."""
-    from pathlib import Path
 
     from nltk.stem.porter import PorterStemmer
     from nltk.translate.meteor_score import meteor_score
@@ -126,7 +126,7 @@ def test_memoised_stemmer_and_wordnet_change_no_score_on_real_data():
     from mtstrata.metrics.bleu import tokenize
     from mtstrata.wordnet import load_wordnet
 
-    data = Path("/work/shared/data/wmt17_toen_da/de-en")
+    data = WMT17_DEEN
     if not data.is_dir():
         pytest.skip("WMT17 data not available here")
     ref = (data / "ref.txt").read_text(encoding="utf-8").splitlines()[:200]

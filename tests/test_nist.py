@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,8 +9,9 @@ from nltk.translate.nist_score import corpus_nist
 
 from mtstrata import metrics, scoring
 from mtstrata.metrics.bleu import tokenize
+from tests.conftest import WMT17_DEEN
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
+DATA = WMT17_DEEN
 WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", ".", "big", "red"]
 # nltk divides by zero when a corpus has no n-gram of some order: at least 5 words each
 sentence = st.lists(st.sampled_from(WORDS), min_size=5, max_size=10).map(" ".join)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import sacrebleu
@@ -13,6 +11,7 @@ from hypothesis import strategies as st
 from mtstrata import metrics, scoring
 from mtstrata.errors import ConfigError
 from mtstrata.segment import Segment
+from tests.conftest import WMT17_DEEN
 
 WORDS = ["the", "The", "cat", "sat", "on", "mat", "a", "dog", ".", ",", "über", "naïve", "10",
          "cats", "mats", "(it)", "x"]
@@ -49,7 +48,7 @@ def test_ter_is_an_error_rate():
     assert metrics.create("chrf").higher_is_better is True
 
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
+DATA = WMT17_DEEN
 
 
 @pytest.mark.skipif(not (DATA / "ref.txt").exists(), reason=f"WMT17 data not found at {DATA}")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -12,8 +10,9 @@ from hypothesis import strategies as st
 from mtstrata import metrics
 from mtstrata.metrics.tbleu import affix_distance, correct_sentence
 from mtstrata.segment import Segment
+from tests.conftest import WMT17_DEEN
 
-DATA = Path("/work/shared/data/wmt17_toen_da/de-en")
+DATA = WMT17_DEEN
 
 
 def _seg(text: str) -> Segment:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtstrata import metrics, scoring
 from mtstrata.metrics.wer import levenshtein
+from tests.conftest import WMT17_DEEN
 
 
 def corpus(spec: str, hyps: list[str], refs: list[list[str]]) -> float:
@@ -63,7 +62,7 @@ def test_best_reference_is_used():
     assert corpus("wer:tok=none", ["a b c"], [["x y z"], ["a b c"]]) == 0
 
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
+DATA = WMT17_DEEN
 
 
 def plain_per_errors(hyp, ref):
