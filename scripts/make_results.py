@@ -62,7 +62,7 @@ ANALYSIS = """### Reading of the held-out results
   and the heterogeneous search (above) still picks mostly surface metrics: its held-out gain
   over chrF is of the size of the text-only ULC-seg's, on only two test pairs. With the
   en_core_web_sm parser and 560 judged rows per pair, the syntactic evidence is too noisy to
-  add much; semantic roles (SR-*) could not be run at all.
+  add much; semantic roles (SR-*) were not scored in time.
 * WMT19 text is cased and detokenised while the ULC normalisation was fitted on lowercased,
   tokenised WMT17: min-max maps move between regimes, which hurts a ULC more than a single
   metric (whose correlation is invariant to the map)."""
@@ -296,7 +296,7 @@ def main() -> None:
           "* `–` marks an undefined correlation (the metric is constant on the judged rows, "
           "e.g. entity metrics when few judged segments have entities). cs-en has only 4 "
           "systems: its system-level figures say little.",
-          "* SR-* (semantic roles) need an SRL model that is not installed: not computed.",
+          "* SR-* (semantic roles, rule-based labeller) were not scored for time.",
           ""]
     md += corr_section("WMT17 into-English: every text metric family", t17,
                        [*families, *sets], seg=True)
