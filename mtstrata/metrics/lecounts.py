@@ -22,14 +22,13 @@ cannot be reused).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from mtstrata.cache import gc_paused
 from mtstrata.metrics.elements import Extractor, _index, raw_items
 from mtstrata.segment import Segment
 
@@ -38,23 +37,6 @@ _TYPE_SHIFT = 32
 _MAX_SEGMENTS = 1 << (63 - _SEG_SHIFT)
 _MAX_TYPES = 1 << (_SEG_SHIFT - _TYPE_SHIFT)
 _MAX_ITEMS = 1 << _TYPE_SHIFT
-
-
-@contextlib.contextmanager
-def no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector around a scoring loop.
-
-    The loop allocates many small dicts and tuples but no reference cycles; with tens of
-    thousands of annotated segments alive, the collector's repeated full scans cost about a
-    quarter of the scoring time. The previous state is restored on exit.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class _Vocab(dict):
@@ -184,7 +166,7 @@ def side(ex: Extractor, segs: Sequence[Segment], rows: Sequence[int] | None = No
     if hit is not None:
         return hit[1]  # type: ignore[index]
     encode = ENCODERS.get(ex.name, _encode)
-    with no_gc():  # many small objects, no cycles: the collector's full scans only cost
+    with gc_paused():  # many small objects, no cycles: the collector's full scans only cost
         s = encode(ex, range(len(segs)) if rows is None else rows, segs, n)
     _SIDES.store(key, (list(segs), s))
     return s
