@@ -117,3 +117,24 @@ def _data_root() -> Path:
 
 #: WMT17 de-en (reference, 11 systems); tests using it skip, saying so, when it is absent
 WMT17_DEEN = _data_root() / "wmt17_toen_da" / "de-en"
+
+
+def assert_encoded_equals_extracted(specs, hyps, refs) -> None:
+    """The corpus encoders (fast path) give exactly the per-segment extractors' statistics."""
+    import numpy as np
+
+    from mtstrata import metrics
+    from mtstrata.metrics import lecounts
+
+    for spec in specs:
+        m = metrics.create(spec)
+        fast = m.stats_batch(hyps, refs)
+        lecounts.clear()
+        saved = dict(lecounts.ENCODERS)
+        lecounts.ENCODERS.clear()  # the generic path: per-segment extractor items
+        try:
+            plain = m.stats_batch(hyps, refs)
+        finally:
+            lecounts.ENCODERS.update(saved)
+            lecounts.clear()
+        np.testing.assert_allclose(fast, plain, rtol=1e-12, atol=1e-12, err_msg=spec)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtstrata import metrics
-from mtstrata.metrics import lecounts
 from mtstrata.metrics.hwcm import chains
 from mtstrata.segment import Segment
+from tests.conftest import assert_encoded_equals_extracted
 
 # "the cat sat" / "the dog sat": the -> cat/dog (det), cat/dog -> sat (nsubj), sat root.
 HYP = Segment.from_words("the cat sat", upos=["DET", "NOUN", "VERB"], heads=[2, 3, 0],
@@ -97,15 +96,4 @@ ENCODED = ["Ol", "Ol-lem", "SP-Op(*)", "SP-Op(V):meas=p", "DP-Oc(*)", "DP-Ol(*)"
 def test_corpus_encoders_equal_the_extractors(pairs):
     hyps = [_tree_seg(h) for h, _ in pairs]
     refs = [[_tree_seg(r)] for _, r in pairs]
-    for spec in ENCODED:
-        m = metrics.create(spec)
-        fast = m.stats_batch(hyps, refs)
-        lecounts.clear()
-        saved = dict(lecounts.ENCODERS)
-        lecounts.ENCODERS.clear()  # the generic path: per-segment extractor items
-        try:
-            plain = m.stats_batch(hyps, refs)
-        finally:
-            lecounts.ENCODERS.update(saved)
-            lecounts.clear()
-        np.testing.assert_allclose(fast, plain, rtol=1e-12, atol=1e-12, err_msg=spec)
+    assert_encoded_equals_extracted(ENCODED, hyps, refs)

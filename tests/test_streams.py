@@ -6,16 +6,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.translate.nist_score import corpus_nist
 
 from mtstrata import metrics
-from mtstrata.metrics import lecounts
 from mtstrata.segment import Layer, Segment
-from tests.conftest import hand_segments
+from tests.conftest import assert_encoded_equals_extracted, hand_segments
 
 
 def _stream(seg: Segment, attr: str) -> list[str]:
@@ -152,15 +150,4 @@ SR_SPECS = ["SR-Or(*)", "SR-Or(A1):meas=f", "SR-Mr(*)", "SR-Orv(*)", "SR-Mrv(*):
 def test_sr_encoder_equals_the_extractors(pairs):
     hyps = [h for h, _ in pairs]
     refs = [[r] for _, r in pairs]
-    for spec in SR_SPECS:
-        m = metrics.create(spec)
-        fast = m.stats_batch(hyps, refs)
-        lecounts.clear()
-        saved = dict(lecounts.ENCODERS)
-        lecounts.ENCODERS.clear()  # the generic path: per-segment extractor items
-        try:
-            plain = m.stats_batch(hyps, refs)
-        finally:
-            lecounts.ENCODERS.update(saved)
-            lecounts.clear()
-        np.testing.assert_allclose(fast, plain, rtol=1e-12, atol=1e-12, err_msg=spec)
+    assert_encoded_equals_extracted(SR_SPECS, hyps, refs)
