@@ -48,7 +48,9 @@ from mtstrata.errors import MissingLayerError
 from mtstrata.segment import Frame, Layer, Segment, Span
 
 #: Goes into annotator signatures: bump it whenever a rule changes a label.
-SRL_VERSION = "rules-2"
+#: rules-3 = rules-2 plus a guard for non-projective trees (no empty argument span); the
+#: gold-set figures are identical.
+SRL_VERSION = "rules-3"
 
 # ----------------------------------------------------------------------------- word lists
 def _ws(text: str) -> frozenset[str]:
@@ -153,6 +155,8 @@ class _Tree:
                 hi = min(hi, wlo)
             else:
                 lo = max(lo, whi)
+            if not lo <= i < hi:  # a non-projective branch covered the head: keep the head
+                lo, hi = i, i + 1
         while hi - lo > 1 and self.toks[lo].upos == "PUNCT":
             lo += 1
         while hi - lo > 1 and self.toks[hi - 1].upos == "PUNCT":
