@@ -26,7 +26,7 @@ $(STANZA_STAMP): $(STAMP) requirements-stanza.txt
 	$(BIN)/python -m pip --disable-pip-version-check -q install -r requirements-stanza.txt
 	touch $@
 
-# the optional stanza backend (torch + stanza); the tests need it for its conversion tests
+# the optional stanza backend (stanza; torch is in requirements.txt); its conversion tests need it
 setup-stanza: $(STANZA_STAMP)
 
 # every pinned wheel in a local directory: the wheel test installs from it without network
