@@ -100,3 +100,18 @@ def test_a_dead_worker_ends_the_run_with_a_clear_error(tmp_path):
     assert rc == 2, err
     assert "worker process died" in err and "fewer --jobs" in err and "Traceback" not in err
     assert _gone(kids) == []
+
+
+def test_the_pool_works_from_a_script_without_a_main_guard(tmp_path):
+    """A spawned worker would re-run such a script; the pool must not need the guard."""
+    script = tmp_path / "plain.py"
+    script.write_text(
+        "from tests.test_signals import _texts\n"
+        "from mtstrata.layers import AnnotationOptions, annotate_texts\n"
+        "from mtstrata.segment import Layer\n"
+        "out, _ = annotate_texts(_texts(250), {Layer.POS}, AnnotationOptions(use_cache=False, "
+        "quiet=True, jobs=2))\n"
+        "print(len(out))\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "250", r.stderr[-2000:]

@@ -12,9 +12,12 @@ results come back to one driver, which is exactly ``Client.submit``/``as_complet
 pure Python on PyPI (no platform wheels, no daemon), starts a local cluster in about a second
 here, reschedules the tasks of a worker that dies, and speaks to a cluster through one address.
 
-The local pool (``--jobs N``, N > 1) is a ``concurrent.futures.ProcessPoolExecutor`` of spawned
-processes (not forked: the parent holds the cache's sqlite connection, which must not be
-forked; and a spawned worker's parent is this process, which PR_SET_PDEATHSIG needs). Its
+The local pool (``--jobs N``, N > 1) is a ``concurrent.futures.ProcessPoolExecutor`` of forked
+processes where the platform has fork (spawn elsewhere). Forked, because a spawned worker
+re-imports the caller's main module, which breaks any script that calls mtstrata without an
+``if __name__ == "__main__"`` guard; the executor forks all its workers before starting any
+thread, the workers never touch the parent's sqlite connection and leave through
+``os._exit`` (no finalizer closes it), and nothing is loaded yet when they fork. Its
 workers ignore SIGINT (the parent stops them), ask the kernel to send them SIGTERM when their
 parent dies (``PR_SET_PDEATHSIG``: a parent killed with SIGKILL leaves no worker behind), and
 a worker that dies (out of memory, killed) ends the run with a clear error; every batch
@@ -108,7 +111,8 @@ def _pool_batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer]
     from concurrent.futures.process import BrokenProcessPool
 
     decode = SegmentDecoder()
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                                initializer=_pool_init, initargs=(annotator, os.getpid()))
     done = False
     try:
