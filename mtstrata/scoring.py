@@ -8,8 +8,9 @@ sentence scores, details and everything in :mod:`mtstrata.combine` derive.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -86,6 +87,7 @@ def compute(
     refs: Sequence[Sequence[str]],
     metrics: Sequence[Metric],
     annotation: AnnotationOptions | None = None,
+    reduce: Callable[[int, np.ndarray], Any] | None = None,
 ) -> Run:
     """Compute statistics of every metric for every system.
 
@@ -95,6 +97,9 @@ def compute(
             segment i.
         metrics: built metrics.
         annotation: how to annotate when a metric needs linguistic layers.
+        reduce: if given, ``run.stats[(system, i)]`` holds ``reduce(i, stats)`` instead of the
+            statistics (e.g. only the scores): memory then holds one system's statistics of
+            one metric at a time instead of all of them.
     """
     if not refs:
         raise InputError("at least one reference is needed (-r FILE).")
@@ -131,5 +136,6 @@ def compute(
     for name, hyps in progress.track(systems.items(), "scoring", unit="system"):
         hyp_segs = Prepared([segs[h] for h in hyps], annotation)
         for i, m in enumerate(metrics):
-            run.stats[(name, i)] = m.stats_batch(hyp_segs, ref_segs)
+            stats = m.stats_batch(hyp_segs, ref_segs)
+            run.stats[(name, i)] = stats if reduce is None else reduce(i, stats)
     return run
