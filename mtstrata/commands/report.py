@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from mtstrata import corpus, progress
 from mtstrata.cli import warn
@@ -43,6 +42,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def command_line(args: argparse.Namespace, baseline: str) -> list[str]:
+    """The command that rebuilds this report, with the defaults it ran with spelled out."""
+    cmd = ["mtstrata", "report"]
+    for r in args.ref:
+        cmd += ["-r", r]
+    cmd += ["-i", *args.input, "-b", baseline, "-m", *(args.metrics or DEFAULT_METRICS),
+            "-n", str(args.resamples), "--seed", str(args.seed), "--annotator", args.annotator,
+            "--srl", args.srl]
+    if args.allow_unlocked:
+        cmd.append("--allow-unlocked")
+    return [*cmd, "--out", args.out]
+
+
 def run(args: argparse.Namespace) -> int:
     from mtstrata.report import build_report
     from mtstrata.report.html import check_writable, write_html
@@ -64,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     data = build_report([r.lines for r in refs], {h.stem: h.lines for h in hyps},
                         args.metrics or DEFAULT_METRICS, base, annotation_options(args),
                         resamples=args.resamples, seed=args.seed,
-                        command=["mtstrata", *sys.argv[1:]])
+                        command=command_line(args, base))
     path = write_html(data, args.out)
     print(f"written {path} ({path.stat().st_size / 2**20:.1f} MB)")
     return 0

@@ -195,7 +195,7 @@ def segment_table(run: Run, refs: Sequence[Sequence[str]], systems: Mapping[str,
     ling = [lab for lab, k in kinds.items() if k == "linguistic"]
     if lex and ling:
         out["lexling"] = lex_ling_disagreement(seg_scores, higher, lex, ling)
-    if run.segments:
+    if run.segments and run.annotation:  # text metrics only: the view splits the words
         vocab = _Vocab()
         out["ann"] = [encode_segment(run.segments[t], vocab) if t in run.segments else None
                       for t in texts]

@@ -60,6 +60,8 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     if p.is_dir():
         raise InputError("is a directory; --out needs an HTML file name (e.g. report.html).",
                          str(p))
+    if parent.exists() and not parent.is_dir():
+        raise InputError(f"{parent} is a file, not a directory; choose another --out.", str(p))
     if not parent.is_dir():
         raise InputError(f"the directory {parent} does not exist; create it or choose another "
                          "--out.", str(p))
