@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
-METRICS = ["bleu", "chrf", "ter", "Ol-lem", "SP-Op(*)", "SP-Oc(*)", "DP-Or(*)", "DP-HWCM_c-4",
+METRICS = ["bleu", "chrf", "wer", "Ol-lem", "SP-Op(*)", "SP-Oc(*)", "DP-Or(*)", "DP-HWCM_c-4",
            "NE-Oe(*)", "SR-Or(*)"]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -17,7 +17,7 @@ selected set (system-level Pearson and segment-level Pearson per pair and averag
 Usage::
 
     python scripts/make_sets.py --data ../shared/data/wmt17_toen_da \\
-        [--only ULC-lex] [--ling-pairs de-en cs-en ru-en] [--cache ANN.sqlite] [--tables DIR]
+        [--only ULC-lex] [--ling-pairs de-en cs-en fi-en] [--cache ANN.sqlite] [--tables DIR]
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", type=Path, default=Path("../shared/data/wmt17_toen_da"))
     p.add_argument("--only", choices=list(BUNDLED), help="build one set only")
-    p.add_argument("--ling-pairs", nargs="+", default=["de-en", "cs-en", "ru-en"],
+    p.add_argument("--ling-pairs", nargs="+", default=["de-en", "cs-en", "fi-en"],
                    help="pairs scored with the linguistic candidates (ULC)")
     p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
     p.add_argument("--tables", default=str(Path.home() / ".cache/mtstrata/tables"),

@@ -46,29 +46,40 @@ def metric_kind(m: Metric) -> str:
 def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int
              ) -> list[dict[str, Any]]:
     """Per metric and system: score, bootstrap 95% interval, and the paired tests against the
-    baseline (the records of ``mtstrata compare``: bootstrap and randomisation)."""
-    from mtstrata.combine.significance import resample_counts
-    from mtstrata.commands.compare import compare_stats
+    baseline, with the numbers ``mtstrata compare`` gives for the same seed (same resamples):
+    the bootstrap difference's interval and one-sided p, the randomisation's two-sided p.
+
+    Every system's statistics are resampled once and serve its interval and its difference to
+    the baseline (``compare`` resamples per comparison: same draws, same numbers).
+    """
+    from mtstrata.combine.significance import approximate_randomization, resample_counts
 
     counts = resample_counts(len(run.stats[(run.systems[0], 0)]), n, seed)
     rows = []
     for i, m in enumerate(progress.track(run.metrics, "report: significance", unit="metric")):
+        sign = 1.0 if m.higher_is_better else -1.0
         stats = {s: run.stats[(s, i)] for s in run.systems}
-        tests = {r["system"]: r for r in compare_stats(m, stats, baseline, ["bs", "ar"], n,
-                                                       seed)}
+        full = {s: float(m.score(st.sum(0))) for s, st in stats.items()}
+        boot = {s: np.array([m.score(r) for r in counts @ st], dtype=float)
+                for s, st in stats.items()}
         for s in run.systems:
-            vals = np.array([m.score(r) for r in counts @ stats[s]], dtype=float)
-            vals = vals[~np.isnan(vals)]
-            lo, hi = np.quantile(vals, [0.025, 0.975]) if len(vals) else (math.nan, math.nan)
-            t = tests.get(s, {})
-            rows.append({"metric": labels[i], "system": s,
-                         "score": _num(m.score(stats[s].sum(0))),
-                         "ci": [_num(lo), _num(hi)],
-                         "delta": _num(t["delta"]) if t else None,
-                         "delta_ci": [_num(t.get("delta_low", math.nan)),
-                                      _num(t.get("delta_high", math.nan))] if t else None,
-                         "bs_p": _num(t["bs_p"]) if "bs_p" in t else None,
-                         "ar_p": _num(t["ar_p"]) if "ar_p" in t else None})
+            ok = boot[s][~np.isnan(boot[s])]
+            lo, hi = np.quantile(ok, [0.025, 0.975]) if len(ok) else (math.nan, math.nan)
+            row: dict[str, Any] = {"metric": labels[i], "system": s, "score": _num(full[s]),
+                                   "ci": [_num(lo), _num(hi)], "delta": None,
+                                   "delta_ci": None, "bs_p": None, "ar_p": None}
+            if s != baseline:
+                diff = boot[s] - boot[baseline]
+                d_ok = diff[~np.isnan(diff)]
+                dlo, dhi = (np.quantile(d_ok, [0.025, 0.975]) if len(d_ok)
+                            else (math.nan, math.nan))
+                undefined = math.isnan(full[s]) or math.isnan(full[baseline])
+                row.update(
+                    delta=_num(full[s] - full[baseline]), delta_ci=[_num(dlo), _num(dhi)],
+                    bs_p=None if undefined else _num(float((sign * diff <= 0).mean())),
+                    ar_p=_num(approximate_randomization(m.score, stats[s], stats[baseline],
+                                                        n=n, seed=seed).p))
+            rows.append(row)
     return rows
 
 
