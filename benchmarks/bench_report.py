@@ -63,7 +63,10 @@ def browse(out: Path) -> dict[str, float]:
         page.goto(out.as_uri(), timeout=120_000)
         page.wait_for_selector("body[data-ready]", timeout=120_000)
         figures["interactive_s"] = time.perf_counter() - t0
-        figures["page_ready_ms"] = float(page.get_attribute("body", "data-ready") or "nan")
+        page.wait_for_selector("body[data-indexed]", timeout=120_000)
+        for mark in ("start", "loaded", "ready", "charts", "indexed"):  # the page's own clock (ms)
+            figures[f"page_{mark}_ms"] = float(page.get_attribute("body", f"data-{mark}") or
+                                               "nan")
 
         def filter_ms() -> float:
             return float(page.get_attribute("#filter-time", "data-ms") or "nan")
@@ -94,17 +97,24 @@ def main() -> int:
     ap.add_argument("--cache", help="annotation cache (warm: the bar is for cached annotations)")
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "bench_report.html")
     ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--reuse", action="store_true",
+                    help="do not build: measure the existing --out file in the browser")
     args = ap.parse_args()
     n_sys = len(list((args.data / "sys").glob("*.txt")))
     print(f"data {args.data} ({n_sys} systems), {len(METRICS)} metrics: {' '.join(METRICS)}; "
           f"{args.resamples} resamples")
-    secs = build(args.data, args.cache, args.out, args.resamples)
+    if not args.reuse:
+        secs = build(args.data, args.cache, args.out, args.resamples)
+        print(f"build {secs:.1f} s (bar < 60 s)  {'OK' if secs < 60 else 'MISSED'}")
     size = args.out.stat().st_size / 2**20
-    print(f"build {secs:.1f} s (bar < 60 s)  {'OK' if secs < 60 else 'MISSED'}")
     print(f"file {size:.1f} MB (bar < 30 MB)  {'OK' if size < 30 else 'MISSED'}")
     f = browse(args.out)
-    print(f"interactive {f['interactive_s']:.2f} s (page's own ready mark {f['page_ready_ms']:.0f}"
-          f" ms; bar < 5 s)  {'OK' if f['interactive_s'] < 5 else 'MISSED'}")
+    print(f"interactive {f['interactive_s']:.2f} s (bar < 5 s)  "
+          f"{'OK' if f['interactive_s'] < 5 else 'MISSED'}; page clock from navigation: page "
+          f"parsed and scripts compiled {f['page_start_ms']:.0f} ms, data inflated and "
+          f"parsed {f['page_loaded_ms']:.0f} ms, overview+explorer ready {f['page_ready_ms']:.0f}"
+          f" ms, per-layer charts {f['page_charts_ms']:.0f} ms, element index "
+          f"{f['page_indexed_ms']:.0f} ms")
     for k in ("filter_entity_ms", "filter_text_ms", "rank_difference_ms", "rank_lexling_ms"):
         print(f"{k} {f[k]:.1f} ms over {f['rows_all']:.0f} rows (bar < 200 ms)  "
               f"{'OK' if f[k] < 200 else 'MISSED'}")

@@ -63,6 +63,7 @@ def page(sample_report):
         pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
         pg.goto(out.as_uri())
         pg.wait_for_selector("body[data-ready]", timeout=30_000)
+        pg.wait_for_selector("body[data-charts]", timeout=30_000)  # the per-layer charts
         yield pg, errors, out
         ctx.close()
 
@@ -100,6 +101,16 @@ def test_clicking_a_segment_shows_its_highlighted_view(page):
     # matched and unmatched words are marked, on the hypothesis and both references
     assert view.locator('.layer[data-layer="words"] .side').count() == 3
     assert view.locator(".tok.m").count() > 0
+    # the tokens shown are the texts' own (forms are stored as slices of the text)
+    data = decode(page[2].read_text(encoding="utf-8"))
+    sys_ = pg.locator("#seg-table tbody tr").nth(2).get_attribute("data-sys")
+    seg_ = data["segments"]
+    texts = [seg_["texts"][seg_["hyp"][sys_][int(seg)]],
+             *(seg_["texts"][t] for t in seg_["ref"][int(seg)])]
+    sides = view.locator('.layer[data-layer="words"] .side')
+    for k, text in enumerate(texts):
+        shown = sides.nth(k).locator(".tok").all_inner_texts()
+        assert "".join(shown) == "".join(text.split())
     # a layer toggled off disappears
     pg.locator('#layer-toggles input[value="relations"]').uncheck()
     assert view.locator('.layer[data-layer="relations"]').count() == 0

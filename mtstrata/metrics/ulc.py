@@ -210,6 +210,7 @@ def _ulc_lex() -> ULCMetric:
 
 
 REGISTRY.add("ULC", ULCMetric, "uniform linear combination of the bundled set ULC (text and "
-             "linguistic metrics, English); ulc:SET.json for a set saved by `search --out`")
+             "linguistic metrics, English); ulc:SET.json for a set saved by `search --out`",
+             layers=("members' layers",))
 REGISTRY.add("ULC-lex", _ulc_lex, "uniform linear combination of the bundled set ULC-lex (text "
              "metrics only, any target language)")

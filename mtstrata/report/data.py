@@ -14,7 +14,7 @@ import datetime
 import math
 import platform
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -166,11 +166,25 @@ class _Vocab:
 
 def encode_segment(seg: Segment, vocab: _Vocab) -> dict[str, Any]:
     """A segment's layers in compact form: ``t`` a flat list of (form, lemma, tag, relation,
-    head) ids per token (head 1-based, 0 for a root), ``e`` entities, ``f`` frames as
-    ``[predicate, [[start, end, role], ...]]``; every string is a vocabulary id."""
+    head) per token (head 1-based, 0 for a root, -1 unparsed), ``e`` entities, ``f`` frames as
+    ``[predicate, [[start, end, role], ...]]``; strings are vocabulary ids.
+
+    A form that is the next slice of the text (after ``gap`` < 4 spaces) is written as
+    ``-(1 + 4 * len + gap)`` instead of an id, a lemma equal to the form as ``-1``: small
+    repeated numbers, which compress far better than ids (the page takes the slice)."""
     t: list[int] = []
+    text, cursor = seg.text, 0
     for tok in seg.tokens:
-        t += [vocab(tok.form), vocab(tok.lemma), vocab(tok.xpos or tok.upos), vocab(tok.deprel),
+        form = tok.form
+        at = text.find(form, cursor) if form else -1
+        gap = at - cursor
+        if at >= 0 and gap < 4 and not text[cursor:at].strip():
+            f = -(1 + 4 * len(form) + gap)
+            cursor = at + len(form)
+        else:
+            f = vocab(form)
+        lemma = -1 if tok.lemma == form else vocab(tok.lemma)
+        t += [f, lemma, vocab(tok.xpos or tok.upos), vocab(tok.deprel),
               tok.head if tok.head is not None else -1]
     out: dict[str, Any] = {"t": t}
     if seg.entities:
@@ -211,7 +225,23 @@ def segment_table(run: Run, refs: Sequence[Sequence[str]], systems: Mapping[str,
         out["ann"] = [encode_segment(run.segments[t], vocab) if t in run.segments else None
                       for t in texts]
         out["vocab"] = vocab.strings()
+        out["tags"] = element_tags(run.segments[t] for t in texts if t in run.segments)
     return out
+
+
+def element_tags(segments: Iterable[Segment]) -> list[str]:
+    """Every element label of the texts, as the explorer's filter names them: ``POS:NN``,
+    ``DEP:nsubj``, ``NE:PERSON``, ``SRL:A0``."""
+    tags: set[str] = set()
+    for seg in segments:
+        for tok in seg.tokens:
+            if tok.xpos or tok.upos:
+                tags.add(f"POS:{tok.xpos or tok.upos}")
+            if tok.deprel:
+                tags.add(f"DEP:{tok.deprel}")
+        tags.update(f"NE:{e.label}" for e in seg.entities)
+        tags.update(f"SRL:{a.label}" for f in seg.frames for a in f.args)
+    return sorted(tags)
 
 
 def lex_ling_disagreement(seg_scores: Mapping[str, Mapping[str, np.ndarray]],
