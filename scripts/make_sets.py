@@ -17,7 +17,8 @@ selected set (system-level Pearson and segment-level Pearson per pair and averag
 Usage::
 
     python scripts/make_sets.py --data ../shared/data/wmt17_toen_da \\
-        [--only ULC-lex] [--ling-pairs de-en cs-en fi-en] [--cache ANN.sqlite] [--tables DIR]
+        [--only ULC-lex] [--pairs cs-en de-en fi-en] [--ling-pairs de-en cs-en fi-en] \\
+        [--cache ANN.sqlite] [--tables DIR]
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", type=Path, default=Path("../shared/data/wmt17_toen_da"))
     p.add_argument("--only", choices=list(BUNDLED), help="build one set only")
+    p.add_argument("--pairs", nargs="+", help="pairs of ULC-lex (default: every pair)")
     p.add_argument("--ling-pairs", nargs="+", default=["de-en", "cs-en", "fi-en"],
                    help="pairs scored with the linguistic candidates (ULC)")
     p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
@@ -107,8 +109,12 @@ def main() -> int:
         print(f"no language pairs under {args.data}", file=sys.stderr)
         return 2
     if args.only in (None, "ULC-lex"):
-        build("ULC-lex", pairs, TEXT_CANDIDATES, args,
-              "text metrics only: usable for any target language")
+        lex = [d for d in pairs if not args.pairs or d.name in args.pairs]
+        build("ULC-lex", lex, TEXT_CANDIDATES, args,
+              "text metrics only: usable for any target language" + (
+                  "" if len(lex) == len(pairs) else f"; selected on {len(lex)} of the "
+                  f"{len(pairs)} WMT17 into-English pairs, the ones scored in the time "
+                  "available"))
     if args.only in (None, "ULC"):
         ling = [d for d in pairs if d.name in args.ling_pairs]
         all_pairs = len(ling) == len(pairs)

@@ -63,7 +63,12 @@ def page(sample_report):
         pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
         pg.goto(out.as_uri())
         pg.wait_for_selector("body[data-ready]", timeout=30_000)
-        pg.wait_for_selector("body[data-charts]", timeout=30_000)  # the per-layer charts
+        pg.wait_for_selector("body[data-charts]", timeout=30_000)
+        # the per-layer charts are drawn as they come into view: bring each one in
+        for chart in pg.locator(".layer-chart").all():
+            chart.scroll_into_view_if_needed()
+            pg.wait_for_function("(el) => el.dataset.drawn === '1'", arg=chart.element_handle(),
+                                 timeout=30_000)
         yield pg, errors, out
         ctx.close()
 

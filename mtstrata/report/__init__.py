@@ -8,6 +8,7 @@ Plotly offline bundle inlined, the data embedded as compressed JSON).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -47,7 +48,9 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     check_resampling(resamples, seed, len(refs[0]))
     built = [metrics.create(s) for s in specs]
     labels = metric_labels(specs, built)
+    clock = _Clock()
     run = scoring.compute(systems, refs, built, annotation, keep_segments=True)
+    clock("scoring (annotations read or made, statistics)")
     meta = {
         "systems": run.systems, "baseline": baseline, "n_segments": len(refs[0]),
         "n_refs": len(refs),
@@ -57,13 +60,32 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
                     for i, m in enumerate(built)],
     }
     rows = D.overview(run, labels, baseline, resamples, seed)
+    clock("intervals and tests")
     data: dict[str, Any] = {
         "meta": meta,
         "overview": rows,
         "ranking": D.ranking(rows, meta["metrics"], run.systems),
         "layers": D.layer_details(run, labels, baseline),
-        "segments": D.segment_table(run, refs, systems, labels),
-        "provenance": D.provenance(run, labels, command, resamples, seed),
     }
+    clock("ranking and per-type values")
+    data["segments"] = D.segment_table(run, refs, systems, labels)
+    clock("segment table and annotations")
+    data["provenance"] = D.provenance(run, labels, command, resamples, seed)
     data["charts"] = build_charts(data)
+    clock("charts")
+    data["provenance"]["timings"] = clock.laps
     return data
+
+
+class _Clock:
+    """Wall and CPU seconds of each phase (recorded in the provenance)."""
+
+    def __init__(self) -> None:
+        self.laps: list[dict[str, Any]] = []
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+
+    def __call__(self, what: str) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        self.laps.append({"phase": what, "wall_s": round(wall - self._wall, 2),
+                          "cpu_s": round(cpu - self._cpu, 2)})
+        self._wall, self._cpu = wall, cpu
