@@ -240,3 +240,17 @@ def test_another_kind_of_set_plugs_in_through_load_set(made_set, monkeypatch, ca
     chrf = {r["system"]: r["score"] for r in _score_json(capsys, dirs[0], "chrf")}
     for s in SYSTEMS:
         assert got[s] == pytest.approx(chrf[s] / 100.0)
+
+
+@pytest.mark.parametrize("name", ["ULC", "ULC-lex"])
+def test_bundled_sets_are_traceable_and_current(name):
+    # built by scripts/make_sets.py on WMT17 into-English; building the metric checks every
+    # member's signature against this installation
+    m = metrics.create(name)
+    prov = m.combiner.provenance
+    assert prov["mtstrata"] and prov["dev"] and prov["script"] == "scripts/make_sets.py"
+    assert set(prov["signatures"]) == set(m.specs)
+    assert any(k.startswith("avg.sys.pearson") for k in prov["dev_correlations"])
+    assert m.signature().startswith(f"ULC|set:{name}|sha256:")
+    if name == "ULC-lex":
+        assert not m.requires  # text metrics only: any target language
