@@ -153,3 +153,20 @@ def test_bad_output_or_baseline_exits_2(tmp_path, capsys, case):
     err = capsys.readouterr().err
     assert "Traceback" not in err and "internal error" not in err
     assert (str(out) in err) if case != "baseline" else ("'nobody'" in err)
+
+
+def test_a_metric_set_is_reported_like_a_metric(tmp_path, capsys):
+    d = _corpus(tmp_path)
+    files = [str(d / "sys" / f"{s}.txt") for s in SYSTEMS]
+    out = tmp_path / "r.html"
+    assert main(["report", "-r", str(d / "ref.txt"), "-i", *files, "-b", "mid", "-m", "bleu",
+                 "ULC-lex", "-n", "50", "-q", "--out", str(out)]) == 0
+    capsys.readouterr()
+    data = decode(out.read_text(encoding="utf-8"))
+    assert [m["kind"] for m in data["meta"]["metrics"]] == ["lexical", "combined"]
+    assert main(["score", "-r", str(d / "ref.txt"), "-i", *files, "-m", "ULC-lex", "-f",
+                 "json"]) == 0
+    for s in json.loads(capsys.readouterr().out)["scores"]:
+        row = next(r for r in data["overview"] if r["metric"] == "ULC-lex"
+                   and r["system"] == s["system"])
+        assert row["score"] == pytest.approx(s["score"], abs=1e-4)
