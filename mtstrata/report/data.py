@@ -36,6 +36,17 @@ def _num(v: float, digits: int = 4) -> float | None:
     return round(v, digits) if math.isfinite(v) else None
 
 
+def _nums(arr: np.ndarray, digits: int = 4) -> list[float | None]:
+    """:func:`_num` of every value, vectorised (a full test set has 10^5-10^6 of them)."""
+    a = np.round(np.asarray(arr, dtype=float), digits)
+    out: list[float | None] = a.tolist()
+    bad = ~np.isfinite(a)
+    if bad.any():
+        for k in np.flatnonzero(bad):
+            out[k] = None
+    return out
+
+
 def metric_kind(m: Metric) -> str:
     """``lexical`` (raw text), ``linguistic`` (needs annotation) or ``combined`` (a set)."""
     if hasattr(m, "combiner"):
@@ -210,8 +221,7 @@ def segment_table(run: Run, refs: Sequence[Sequence[str]], systems: Mapping[str,
     for i, m in enumerate(run.metrics):
         seg_scores[labels[i]] = {s: np.asarray(m.segment_scores(run.stats[(s, i)]), float)
                                  for s in run.systems}
-    scores = {lab: {s: [_num(v) for v in arr] for s, arr in d.items()}
-              for lab, d in seg_scores.items()}
+    scores = {lab: {s: _nums(arr) for s, arr in d.items()} for lab, d in seg_scores.items()}
     texts = list(text_ids)
     out: dict[str, Any] = {"texts": texts, "ref": ref_ids, "hyp": hyp_ids, "scores": scores}
     kinds = {labels[i]: metric_kind(m) for i, m in enumerate(run.metrics)}
@@ -267,7 +277,7 @@ def lex_ling_disagreement(seg_scores: Mapping[str, Mapping[str, np.ndarray]],
     for s in systems:
         a = np.nanmean([p[m][s] for m in lex], axis=0)
         b = np.nanmean([p[m][s] for m in ling], axis=0)
-        out[s] = [_num(v, 3) for v in a - b]
+        out[s] = _nums(a - b, 3)
     return out
 
 
