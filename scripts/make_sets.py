@@ -18,7 +18,10 @@ Usage::
 
     python scripts/make_sets.py --data ../shared/data/wmt17_toen_da \\
         [--only ULC-lex] [--pairs cs-en de-en fi-en] [--ling-pairs de-en cs-en fi-en] \\
-        [--cache ANN.sqlite] [--tables DIR]
+        [--cache ANN.sqlite] [--tables DIR] [--import-tables DIR...]
+
+The bundled files were made with ``--pairs cs-en de-en fi-en lv-en --ling-pairs cs-en de-en
+fi-en lv-en`` (see their ``provenance``): the four dev pairs of RESULTS.md.
 """
 
 from __future__ import annotations
@@ -47,6 +50,38 @@ LINGUISTIC_CANDIDATES = (
 )
 OBJECTIVE = "sys_pearson"
 MODE = "forward-backward"
+
+
+def import_tables(dirs: list[Path], sources: list[str], tables: str) -> None:
+    """Copy into the ``tables`` cache the metrics that other score-table caches (``sources``)
+    already hold for the same corpus (same content hash) with the signature this installation
+    computes; nothing else is taken."""
+    from mtstrata.combine.table import ScoreTable, load_table, save_table, table_path
+    from mtstrata.metrics import create
+
+    for d in dirs:
+        target = table_path(tables, d)
+        current = load_table(target) if target.is_file() else None
+        for src in sources:
+            p = table_path(src, d)
+            if not p.is_file():
+                continue
+            other = load_table(p)
+            if current is None:
+                current = other
+                continue
+            if other.content != current.content or other.systems != current.systems:
+                print(f"{p}: another corpus, not used", file=sys.stderr)
+                continue
+            for m in other.metrics():
+                if m in current.sys_scores or other.signatures.get(m) != create(m).signature():
+                    continue
+                current.add(m, other.sys_scores[m], other.seg_scores[m], other.higher[m])
+                current.signatures[m] = other.signatures[m]
+                if m in other.stat_names:
+                    current.stat_names[m] = other.stat_names[m]
+        if isinstance(current, ScoreTable):
+            save_table(current, target)
 
 
 def build(name: str, dirs: list[Path], candidates: tuple[str, ...], args: argparse.Namespace,
@@ -103,18 +138,23 @@ def main() -> int:
     p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
     p.add_argument("--tables", default=str(Path.home() / ".cache/mtstrata/tables"),
                    help="score-table cache directory")
+    p.add_argument("--import-tables", nargs="+", default=[], metavar="DIR",
+                   help="other score-table caches whose metrics (same corpus, same signature) "
+                   "are copied into --tables first")
     args = p.parse_args()
     pairs = sorted(d for d in args.data.iterdir() if (d / "sys_scores.tsv").is_file())
     if not pairs:
         print(f"no language pairs under {args.data}", file=sys.stderr)
         return 2
+    if args.import_tables:
+        import_tables(pairs, args.import_tables, args.tables)
     if args.only in (None, "ULC-lex"):
         lex = [d for d in pairs if not args.pairs or d.name in args.pairs]
         build("ULC-lex", lex, TEXT_CANDIDATES, args,
               "text metrics only: usable for any target language" + (
                   "" if len(lex) == len(pairs) else f"; selected on {len(lex)} of the "
                   f"{len(pairs)} WMT17 into-English pairs, the ones scored in the time "
-                  "available"))
+                  "available (the dev pairs of RESULTS.md are cs, de, fi, lv)"))
     if args.only in (None, "ULC"):
         ling = [d for d in pairs if d.name in args.ling_pairs]
         all_pairs = len(ling) == len(pairs)
@@ -122,7 +162,8 @@ def main() -> int:
               "text and linguistic metrics (English targets: spaCy en_core_web_sm annotation "
               "and the learned SRL labeller)" + ("" if all_pairs else
               f"; selected on {len(ling)} of the {len(pairs)} WMT17 into-English pairs, the "
-              "ones annotated in the time available"))
+              "ones annotated in the time available (the dev pairs of RESULTS.md are cs, de, fi, "
+              "lv)"))
     return 0
 
 
