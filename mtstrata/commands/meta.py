@@ -104,12 +104,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mtstrata import metrics
     from mtstrata.combine.report import format_records, table_records, with_average
-    from mtstrata.combine.ulc import Combiner, MetricSet
+    from mtstrata.combine.ulc import Combiner, load_set
     from mtstrata.errors import InputError
 
     progress.configure(quiet=args.quiet)
     specs = expand_metrics(args.metrics)
-    ulcs: dict[str, Combiner] = {f"ULC:{Path(path).stem}": MetricSet.load(path)
+    # --ulc: a set of any kind (uniform, learned...) combined from the cached member columns
+    ulcs: dict[str, Combiner] = {f"ULC:{Path(path).stem}": load_set(path)[0]
                                  for path in args.ulc}
     # -m ulc:SET.json, -m ULC: the set as a metric (members' signatures checked), combined
     # from the members' cached score columns as score computes it from their statistics
