@@ -62,7 +62,7 @@ def _start(tmp_path: Path, n: int = 6000) -> tuple[subprocess.Popen[str], list[p
     raise AssertionError("the workers did not start within 120 s")
 
 
-def _gone(procs: list[psutil.Process], within: float = 10.0) -> list[int]:
+def _gone(procs: list[psutil.Process], within: float = 30.0) -> list[int]:
     """PIDs of ``procs`` still running after ``within`` seconds."""
     _, alive = psutil.wait_procs(procs, timeout=within)
     return [a.pid for a in alive if a.status() != psutil.STATUS_ZOMBIE]

@@ -94,6 +94,9 @@ def _pool_init(annotator: Any, parent: int) -> None:
     """Run once in each pool worker: the parent handles ^C; the worker keeps one copy of the
     annotator (and so loads its model once)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # a forked worker inherits the parent's Python handler for SIGTERM (which raises, to clean
+    # up): here SIGTERM, from PR_SET_PDEATHSIG too, must simply end the process
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent(parent)
     _LOADED["pool"] = annotator
 
