@@ -68,6 +68,34 @@ def bare_spacy(texts: list[str], components: tuple[str, ...], jobs: int) -> floa
     return secs
 
 
+def per_text_costs(segs: dict, tmp: Path) -> None:
+    """Microseconds per text of what a worker adds to annotation (JSON encoding of a segment)
+    and of what the one driver does per text (decoding, the sqlite cache write): the driver's
+    cost bounds the number of workers it can keep busy (1 / driver cost per text)."""
+    from mtstrata.cache import Cache, SegmentDecoder
+
+    seq = list(segs.values())
+    t0 = time.perf_counter()
+    payloads = [s.to_json() for s in seq]
+    enc = (time.perf_counter() - t0) / len(seq) * 1e6
+    decode = SegmentDecoder()
+    t0 = time.perf_counter()
+    for p in payloads:
+        decode(p)
+    dec = (time.perf_counter() - t0) / len(seq) * 1e6
+    cache = Cache(str(tmp / "costs.sqlite"))
+    t0 = time.perf_counter()
+    for i in range(0, len(seq), 1000):
+        cache.put_many("costs", seq[i:i + 1000])
+    put = (time.perf_counter() - t0) / len(seq) * 1e6
+    cache.close()
+    kb = sum(len(p) for p in payloads) / len(payloads) / 1024
+    print(f"per text: worker JSON encode {enc:.0f} us; driver decode {dec:.0f} us + cache "
+          f"write {put:.0f} us (transactions of 1000); {kb:.1f} KiB of JSON on the wire")
+    print(f"one driver can absorb about {1e6 / (dec + put):,.0f} texts/s, i.e. about "
+          f"{1e6 / (dec + put) / 100:.0f} spaCy workers at ~100 texts/s each")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -76,8 +104,11 @@ def main() -> int:
                                                     "chunks"])
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--executor", default="local",
-                    help="local | dask: with dask, also time a one-process local run and print "
-                    "the throughput ratio of --jobs Dask workers to it (issue 14 bar >= 1.7x)")
+                    help="local | dask | dask:ADDRESS; with --jobs > 1 a one-process local run "
+                    "is timed too and the throughput ratio printed (issue 14 bar >= 1.7x)")
+    ap.add_argument("--costs", action="store_true",
+                    help="also print the driver's per-text costs (decode, cache write) and the "
+                    "workers' (encode), which bound how many workers one driver can feed")
     a = ap.parse_args()
     layers = {Layer(x) for x in a.layers}
     texts, nfiles = read_texts(a.data, a.limit)
@@ -95,7 +126,7 @@ def main() -> int:
     bare = bare_spacy(distinct, components, a.jobs)
     print(f"bare spaCy nlp.pipe : {bare:8.1f} s  {len(distinct) / bare:8.1f} texts/s")
 
-    if a.executor != "local":
+    if a.jobs > 1:
         with tempfile.TemporaryDirectory() as tmp:
             one = AnnotationOptions(cache=str(Path(tmp) / "one.sqlite"), quiet=True)
             t0 = time.perf_counter()
@@ -117,6 +148,8 @@ def main() -> int:
         assert sig == sig2 and len(warm_segs) == len(distinct)
         print(f"mtstrata warm cache : {warm:8.1f} s  {len(distinct) / warm:8.1f} texts/s")
         size = (Path(tmp) / "bench.sqlite").stat().st_size / 2**20
+        if a.costs:
+            per_text_costs(warm_segs, Path(tmp))
     peak = peak_rss_mb()
     ratio, speedup = bare / cold, cold / warm
     print(f"annotator signature : {sig}")
@@ -125,7 +158,7 @@ def main() -> int:
           f"{'PASS' if ratio >= 0.9 else 'FAIL'})")
     print(f"warm speed-up vs cold : {speedup:.1f}x  (bar >= 20x: "
           f"{'PASS' if speedup >= 20 else 'FAIL'})")
-    if a.executor != "local":
+    if a.jobs > 1:
         print(f"{a.executor} with {a.jobs} workers vs one process: {single / cold:.2f}x "
               f"throughput  (bar >= 1.7x: {'PASS' if single / cold >= 1.7 else 'FAIL'}; cluster "
               "start-up included)")

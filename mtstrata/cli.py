@@ -13,7 +13,9 @@ import importlib
 import logging
 import os
 import pkgutil
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from mtstrata._version import __version__
@@ -64,6 +66,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     _log_to_stderr()
+    previous = _terminate_as_exception()
+    try:
+        return _run(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         try:
             code = int(args.func(args) or 0)
@@ -74,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise
             _say(f"error: {e}")
             return e.exit_code
+        except Terminated:
+            _say("terminated (SIGTERM); finished batches are in the cache, nothing else written")
+            return 143
         except KeyboardInterrupt:
             _say("interrupted")
             return 130
@@ -102,6 +116,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
     except OSError:  # stderr itself is unusable: nothing more can be said
         return 2
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that cleanup (worker pools, the cache's
+    transaction, temporary files) runs as for ^C."""
+
+
+def _terminate_as_exception() -> object:
+    """Install the SIGTERM handler (main thread only); return the previous one."""
+    def handler(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends it at once
+        raise Terminated
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
 
 
 def _say(message: str) -> None:

@@ -120,7 +120,7 @@ def compute(
     segs, _ = annotate_texts(texts, needed, annotation, the_plan)
     # the run's state: what metrics prepare from the references lives as long as the run, what
     # they derive from a system's hypotheses (shared by the metrics) as long as its turn
-    ref_segs = Prepared([[segs[stream[i]] for stream in refs] for i in range(n)])
+    ref_segs = Prepared([[segs[stream[i]] for stream in refs] for i in range(n)], annotation)
     run = Run(systems=list(systems), metrics=list(metrics))
     for m in metrics:
         facts = {"nrefs": str(len(refs))}
@@ -129,7 +129,7 @@ def compute(
             facts["ann"] = the_plan.signature(m.requires)
         run.signatures.append(_sig.add_run_facts(m.signature(), **facts))
     for name, hyps in progress.track(systems.items(), "scoring", unit="system"):
-        hyp_segs = Prepared([segs[h] for h in hyps])
+        hyp_segs = Prepared([segs[h] for h in hyps], annotation)
         for i, m in enumerate(metrics):
             run.stats[(name, i)] = m.stats_batch(hyp_segs, ref_segs)
     return run

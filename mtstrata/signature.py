@@ -42,7 +42,7 @@ from importlib import metadata
 from mtstrata._version import __version__
 
 #: libraries whose code computes some metrics' numbers: their versions go into those signatures
-LIBRARIES = ("sacrebleu", "nltk")
+LIBRARIES = ("sacrebleu", "nltk", "sentence-transformers", "transformers", "torch")
 #: keys describing the run rather than the metric: ignored when a signature is parsed back
 RUN_KEYS = frozenset({"version", "v", "nrefs", "ann", "unlocked", *LIBRARIES})
 _NO_YES = {"no": "yes", "yes": "no"}

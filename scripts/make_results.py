@@ -37,6 +37,11 @@ CORE = [m for m in CORE_METRICS if m != "ter"]  # TER: ~70 segments/s here, see 
 EXTRA = ["wrr", "ROUGE-L", "ROUGE-W", "GTM-1", "tBLEU"]
 #: reported per pair but not hill-climbing candidates (they came late; the search is unchanged)
 REPORT_ONLY = ["METEOR-sy", "GTM-2", "GTM-3"]
+#: linguistic metrics (spaCy annotation + the learned role labeller) on every WMT17 pair
+LING = ["Ol", "Ol-lem", "SP-Op(*)", "SP-Oc(*)", "SP-pBLEU", "SP-lBLEU", "DP-Or(*)", "DP-Oc(*)",
+        "DP-Ol(*)", "DP-HWCM_w-4", "DP-HWCM_c-4", "DP-HWCM_r-4", "DP-Ld", "Bllip", "NE-Oe(*)",
+        "NE-Me(*)", "NE-Oe(**)", "SR-Or(*)", "SR-Mr(*)", "SR-Or", "SR-Orv(*)", "SR-Mrv(*)",
+        "SR-Ov"]
 DEV = ["cs-en", "de-en", "fi-en", "lv-en"]
 TEST = ["ru-en", "tr-en", "zh-en"]
 W19_UNSEEN = ["gu-en", "kk-en", "lt-en"]  # into English, language pairs absent from WMT17

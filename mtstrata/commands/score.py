@@ -83,8 +83,8 @@ def add_annotation_options(p: argparse.ArgumentParser) -> None:
                    "annotations.sqlite)")
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     g.add_argument("--jobs", type=int, default=1,
-                   help="annotation worker processes (spaCy's, or Dask workers with --executor "
-                   "dask; default: %(default)s)")
+                   help="annotation worker processes (a local pool, or Dask workers with "
+                   "--executor dask), each with its own model; default: %(default)s")
     g.add_argument("--executor", default="local", metavar="local|dask|dask:ADDRESS",
                    help="where annotation runs: this process, a Dask LocalCluster of --jobs "
                    "workers, or a Dask scheduler (dask:tcp://HOST:PORT); default: %(default)s")

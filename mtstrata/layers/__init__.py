@@ -25,7 +25,7 @@ from mtstrata.layers.base import (
     create_annotator,
     plan,
 )
-from mtstrata.layers.executors import batches, parse_executor
+from mtstrata.layers.executors import batches, check_jobs, parse_executor
 from mtstrata.segment import Layer, Segment
 
 __all__ = ["ANNOTATORS", "LABELLERS", "SRL_NEEDS", "AnnotationOptions", "Annotator", "Labeller",
@@ -55,11 +55,11 @@ def plan_run(layers: Collection[Layer], options: AnnotationOptions | None = None
              schemes: Mapping[Layer, str] | None = None) -> Plan:
     """The plan of a run that needs ``layers`` (checked before any model loads)."""
     options = options or AnnotationOptions()
-    parse_executor(options.executor)  # a bad executor fails before anything loads
-    # on Dask, --jobs is the number of workers, each annotating in one process
-    jobs = options.jobs if options.executor == "local" else 1
-    annotator = create_annotator(options.annotator, jobs=jobs,
-                                 allow_unlocked=options.allow_unlocked or None)
+    parse_executor(options.executor)  # a bad executor or --jobs fails before anything loads
+    check_jobs(options.jobs)
+    # --jobs is the number of worker processes (a local pool or a Dask cluster), each
+    # annotating with its own single-process copy of the annotator
+    annotator = create_annotator(options.annotator, allow_unlocked=options.allow_unlocked or None)
     return plan(layers, annotator, options.labeller, schemes)
 
 

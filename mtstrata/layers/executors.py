@@ -1,4 +1,5 @@
-"""Where annotation runs: in this process (``local``) or on a Dask cluster (``dask[:ADDRESS]``).
+"""Where annotation runs: in this process (``local``; with ``--jobs N`` a pool of N worker
+processes on this machine) or on a Dask cluster (``dask[:ADDRESS]``).
 
 Annotation is the slow step of a run (about 90 texts a second per core with the spaCy model);
 the rest is numpy. With ``--executor dask`` the distinct texts are cut into batches that Dask
@@ -11,6 +12,17 @@ results come back to one driver, which is exactly ``Client.submit``/``as_complet
 pure Python on PyPI (no platform wheels, no daemon), starts a local cluster in about a second
 here, reschedules the tasks of a worker that dies, and speaks to a cluster through one address.
 
+The local pool (``--jobs N``, N > 1) is a ``concurrent.futures.ProcessPoolExecutor`` of forked
+processes where the platform has fork (spawn elsewhere). Forked, because a spawned worker
+re-imports the caller's main module, which breaks any script that calls mtstrata without an
+``if __name__ == "__main__"`` guard; the executor forks all its workers before starting any
+thread, the workers never touch the parent's sqlite connection and leave through
+``os._exit`` (no finalizer closes it), and nothing is loaded yet when they fork. Its
+workers ignore SIGINT (the parent stops them), ask the kernel to send them SIGTERM when their
+parent dies (``PR_SET_PDEATHSIG``: a parent killed with SIGKILL leaves no worker behind), and
+a worker that dies (out of memory, killed) ends the run with a clear error; every batch
+finished before it is already in the cache.
+
 Each worker loads the annotator's model once (kept per worker process, keyed by the annotator's
 configuration) and returns each batch as JSON segments; the driver decodes them and is the only
 writer of the annotation cache (sqlite keeps one writer). A batch whose worker dies is run again
@@ -19,8 +31,13 @@ on another worker (``retries``); results are keyed by batch, so nothing is lost 
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import os
+import signal
+import sys
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -31,6 +48,14 @@ from mtstrata.segment import Layer, Segment
 LOG = logging.getLogger("mtstrata")
 #: models loaded in this (worker) process, by annotator configuration
 _LOADED: dict[str, Any] = {}
+
+
+def check_jobs(jobs: int) -> None:
+    """``--jobs``: 1..MAX_JOBS (each worker process loads its own model)."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise ConfigError(f"--jobs must be 1..{MAX_JOBS} on this machine ({os.cpu_count()} "
+                          f"cores; each worker process loads its own model, about 250 MB); "
+                          f"got {jobs!r}.")
 
 
 def parse_executor(spec: str) -> tuple[str, str | None]:
@@ -49,6 +74,80 @@ def _annotate_batch(annotator: Any, layers: frozenset[Layer], texts: list[str]) 
     return [seg.to_json() for seg in mine.annotate(texts, layers)]
 
 
+MAX_JOBS = max(4, 2 * (os.cpu_count() or 1))  # more workers than this only add memory
+POOL_BATCH = 100  # texts per task of the local pool: small enough to stop within a second or two
+
+
+def _die_with_parent(parent: int) -> None:
+    """Linux: have the kernel send this process SIGTERM when its parent exits (and exit now
+    if the parent is already gone)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            LOG.debug("prctl(PR_SET_PDEATHSIG) unavailable")
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _pool_init(annotator: Any, parent: int) -> None:
+    """Run once in each pool worker: the parent handles ^C; the worker keeps one copy of the
+    annotator (and so loads its model once)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent)
+    _LOADED["pool"] = annotator
+
+
+def _pool_batch(layers: frozenset[Layer], texts: list[str]) -> list[str]:
+    return [seg.to_json() for seg in _LOADED["pool"].annotate(texts, layers)]
+
+
+def _pool_batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], workers: int
+                  ) -> Iterator[list[Segment]]:
+    """Segments of ``texts`` annotated by ``workers`` processes, in order, a task at a time;
+    at most two tasks per worker are in flight, so memory does not grow with the input."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    decode = SegmentDecoder()
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
+                               initializer=_pool_init, initargs=(annotator, os.getpid()))
+    done = False
+    try:
+        starts = iter(range(0, len(texts), POOL_BATCH))
+        inflight: deque[Any] = deque()
+        for i in starts:
+            inflight.append(pool.submit(_pool_batch, layers, list(texts[i:i + POOL_BATCH])))
+            if len(inflight) >= 2 * workers:
+                break
+        while inflight:
+            payloads = inflight.popleft().result()
+            i = next(starts, None)
+            if i is not None:
+                inflight.append(pool.submit(_pool_batch, layers, list(texts[i:i + POOL_BATCH])))
+            yield [decode(p) for p in payloads]
+        done = True
+    except BrokenProcessPool:
+        raise ModelError(f"an annotation worker process died (killed, or out of memory: each "
+                         f"of the {workers} workers holds its own model). Run again with fewer "
+                         "--jobs; the texts annotated so far are in the cache.") from None
+    finally:
+        if not done:  # interrupted or failed: stop the workers now, not after their tasks
+            _terminate(pool)
+        pool.shutdown(wait=done, cancel_futures=not done)
+
+
+def _terminate(pool: Any) -> None:
+    """Stop a process pool's workers at once (Python 3.14 has ``terminate_workers``)."""
+    if hasattr(pool, "terminate_workers"):
+        pool.terminate_workers()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        proc.terminate()
+
+
 def batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], executor: str,
             size: int, workers: int = 1, tick: Callable[[int], object] | None = None
             ) -> Iterator[list[Segment]]:
@@ -56,6 +155,18 @@ def batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], exec
     distributed run may yield batches out of order); ``tick(k)`` is called as ``k`` more
     texts are annotated (every segment locally, every batch on Dask)."""
     kind, address = parse_executor(executor)
+    if kind == "local" and workers > 1 and len(texts) > POOL_BATCH:
+        batch = []
+        for part in _pool_batches(annotator, texts, layers, workers):
+            if tick is not None:
+                tick(len(part))
+            batch.extend(part)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+        return
     if kind == "local":
         batch: list[Segment] = []
         for seg in annotator.annotate(texts, layers):

@@ -36,13 +36,17 @@ class Prepared(Sequence[T], Generic[T]):
         items: the wrapped items (segments, or reference sets of segments).
         uid: a number no other :class:`Prepared` of the process has (never reused, unlike
             ``id()``), for state that depends on two sides (hypotheses against references).
+        options: the run's annotation options (``mtstrata.layers.AnnotationOptions``: cache,
+            ``--jobs``, quiet...) for metrics that compute a layer of their own (the embedding
+            layer); None outside a scoring run (defaults apply).
     """
 
-    __slots__ = ("items", "uid", "_state")
+    __slots__ = ("items", "uid", "options", "_state")
 
-    def __init__(self, items: Sequence[T]):
+    def __init__(self, items: Sequence[T], options: Any = None):
         self.items: list[T] = items if isinstance(items, list) else list(items)
         self.uid = next(_UIDS)
+        self.options = options
         self._state: dict[Hashable, Any] = {}
 
     def state(self, key: Hashable, build: Callable[[], V]) -> V:
