@@ -27,7 +27,6 @@ SENTS = [
 @pytest.fixture(autouse=True)
 def _tmp_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("MTSTRATA_EMB_CACHE", str(tmp_path / "emb.sqlite"))
-    emb.configure()
 
 
 def segs(texts):
@@ -199,3 +198,20 @@ def test_cli_stops_with_exit_2(tmp_path, weights, message):
                        capture_output=True, text=True, env=env)
     assert r.returncode == 2, r.stderr
     assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_run_options_cache_beside_and_no_cache(tmp_path):
+    from mtstrata.layers import AnnotationOptions
+    from mtstrata.scoring import compute
+
+    ann = tmp_path / "ann" / "annotations.sqlite"
+    ann.parent.mkdir()
+    run = compute({"s": SENTS[:2]}, [SENTS[:2]], [metrics.create("EMB-cos")],
+                  AnnotationOptions(cache=str(ann), quiet=True, jobs=1))
+    assert (ann.parent / "embeddings.sqlite").is_file()  # the vector cache sits beside it
+    off = tmp_path / "off"
+    off.mkdir()
+    again = compute({"s": SENTS[:2]}, [SENTS[:2]], [metrics.create("EMB-cos")],
+                    AnnotationOptions(cache=str(off / "a.sqlite"), use_cache=False, quiet=True))
+    assert not (off / "embeddings.sqlite").exists()  # --no-cache: nothing written
+    np.testing.assert_array_equal(run.stats[("s", 0)], again.stats[("s", 0)])

@@ -9,7 +9,6 @@ import pytest
 
 from mtstrata import metrics
 from mtstrata.errors import ConfigError
-from mtstrata.layers import embedding as emb
 from mtstrata.metrics.linguistic.soft import char_spans
 from mtstrata.segment import Segment
 
@@ -17,7 +16,6 @@ from mtstrata.segment import Segment
 @pytest.fixture(autouse=True)
 def _tmp_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("MTSTRATA_EMB_CACHE", str(tmp_path / "emb.sqlite"))
-    emb.configure()
 
 
 def seg(words: str, frames=()) -> Segment:

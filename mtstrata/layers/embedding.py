@@ -22,10 +22,10 @@ The encoder reads at most 256 pieces (the model's ``max_seq_length``): tokens pa
 vector, and ``tokens`` is cut to the tokens that have one (a warning counts such segments).
 
 Vectors are cached in their own SQLite file (float16, one row per distinct text, keyed by
-``sha256(model signature + NUL + text)``; ``$MTSTRATA_EMB_CACHE``, default
-``embeddings.sqlite`` beside the annotation cache), written in transactions of one batch, so a
-killed run leaves only complete rows. Texts are encoded in batches sorted by length; ``jobs``
-sets torch's number of threads.
+``sha256(model signature + NUL + text)``; ``embeddings.sqlite`` beside the run's annotation
+cache, or ``$MTSTRATA_EMB_CACHE``; ``--no-cache`` turns it off), written in transactions of
+one batch, so a killed run leaves only complete rows. Texts are encoded in batches sorted by
+length; ``jobs`` (a scoring run's ``--jobs``) sets torch's number of threads.
 
 Importing this module imports neither torch nor transformers: they load on first encoding.
 """
@@ -196,8 +196,11 @@ def encoder(name: str = MODEL) -> Encoder:
 
 
 # ------------------------------------------------------------------------ the vector cache
-def default_cache_path() -> Path:
-    """``$MTSTRATA_EMB_CACHE``, or ``embeddings.sqlite`` beside the annotation cache."""
+def default_cache_path(annotation_cache: str | os.PathLike[str] | None = None) -> Path:
+    """``embeddings.sqlite`` beside the run's annotation cache (``--cache``) if one is given,
+    else ``$MTSTRATA_EMB_CACHE``, else beside the default annotation cache."""
+    if annotation_cache:
+        return Path(annotation_cache).parent / "embeddings.sqlite"
     env = os.environ.get("MTSTRATA_EMB_CACHE")
     if env:
         return Path(env)
@@ -263,15 +266,6 @@ class VectorCache:
 
 
 # ------------------------------------------------------------------------ the entry point
-#: run-wide defaults, set by the scoring run from its options (``--jobs``, ``--no-cache``)
-DEFAULTS: dict[str, Any] = {"jobs": None, "cache": None}
-
-
-def configure(*, jobs: int | None = None, cache: str | Path | None | bool = None) -> None:
-    """Set the torch threads and the cache (False: none) used when a call does not say."""
-    DEFAULTS.update(jobs=jobs, cache=cache)
-
-
 def embed_texts(texts: Sequence[str], *, model: str = MODEL, jobs: int | None = None,
                 cache: str | Path | None | bool = None, keep: bool = True, quiet: bool = True
                 ) -> dict[str, Embedding]:
@@ -280,14 +274,12 @@ def embed_texts(texts: Sequence[str], *, model: str = MODEL, jobs: int | None = 
     Args:
         texts: the texts (duplicates are embedded once).
         model: the lock name of the embedding model.
-        jobs: torch threads (None: :data:`DEFAULTS`, else torch's default, one per core).
-        cache: the cache file; None: :data:`DEFAULTS`, else the default file; False: none.
+        jobs: torch threads (None: torch's default, one per core).
+        cache: the cache file; None: :func:`default_cache_path`; False: no cache.
         keep: return the embeddings (False: only fill the cache, for large corpora).
         quiet: no summary line on the log.
     """
     info = model_info(model)
-    jobs = jobs if jobs is not None else DEFAULTS["jobs"]
-    cache = cache if cache is not None else DEFAULTS["cache"]
     distinct = list(dict.fromkeys(texts))
     t0 = time.perf_counter()
     store = None if cache is False else VectorCache(None if cache in (None, True) else cache)

@@ -3,14 +3,15 @@
 Each metric has the parameters ``model`` (the lock name of the embedding model) and ``weights``
 (the first 16 hex digits of its weights' sha256, filled from ``models.lock``): both are in the
 signature, so a number names the exact weights that made it, and a signature made with other
-weights is refused when rebuilt. ``jobs`` (torch threads) never changes a number and is left
-out of the signature.
+weights is refused when rebuilt. ``jobs`` (torch threads; 0: the run's ``--jobs``, else
+torch's default) never changes a number and is left out of the signature.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -71,7 +72,15 @@ class EmbBase(MetricBase):
         """The vectors of ``texts``, built once per run side."""
 
         def build() -> dict[str, Vectors]:
-            got = emb.embed_texts(texts, model=self.model, jobs=self.jobs or None)
+            # a scoring run's options: --jobs (torch threads), --cache (the vector cache sits
+            # beside the annotation cache), --no-cache, --quiet
+            opts = getattr(side, "options", None)
+            jobs = self.jobs or (getattr(opts, "jobs", None) if opts is not None else None)
+            cache: Path | bool = emb.default_cache_path(getattr(opts, "cache", None))
+            if opts is not None and not getattr(opts, "use_cache", True):
+                cache = False
+            quiet = getattr(opts, "quiet", True) if opts is not None else True
+            got = emb.embed_texts(texts, model=self.model, jobs=jobs, cache=cache, quiet=quiet)
             return {t: Vectors(e.tokens, _unit(e.vectors), _unit(e.sentence))
                     for t, e in got.items()}
 
