@@ -45,6 +45,7 @@ def test_weights_non_negative_and_noise_small():
     assert "alpha" in ls.provenance["fit"]["seg"] and ls.provenance["fit"]["dev"] == [
         "p1", "p2", "p3", "p4"]
     assert "good" in format_weights(ls)
+    assert isinstance(ls.provenance["fit"]["seg"]["alpha_at_grid_edge"], bool)
 
 
 def test_beats_members_on_an_unseen_pair():

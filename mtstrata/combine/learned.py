@@ -215,7 +215,9 @@ def fit_level(tables: Sequence[ScoreTable], metrics: Sequence[str], level: str,
                          "metric correlates positively with the human scores on the dev pairs).")
     info = {"alpha": alpha, "cv_pearson": {str(a): (None if math.isinf(v) else round(v, 6))
                                            for a, v in cv.items()},
-            "rows": int(sum(len(p[1]) for p in parts))}
+            "rows": int(sum(len(p[1]) for p in parts)),
+            # the best penalty at an end of the grid: the grid may be too narrow there
+            "alpha_at_grid_edge": alpha in (min(alphas), max(alphas))}
     return Level(norms, tuple(float(x) for x in w), float(alpha)), info
 
 
@@ -231,11 +233,14 @@ def fit_learned(tables: Sequence[ScoreTable], metrics: Sequence[str],
 
 
 def format_weights(ls: LearnedSet) -> str:
-    """The weights of both levels, largest first."""
+    """The non-zero weights of both levels, largest first (zero weights are counted)."""
     lines = []
     for lv in LEVELS:
         level = getattr(ls, lv)
         lines.append(f"{lv} (alpha {level.alpha:g}):")
-        for n, w in sorted(zip(level.norms, level.weights, strict=True), key=lambda p: -p[1]):
-            lines.append(f"  {w:9.4f}  {n.metric}")
+        pairs = sorted(zip(level.norms, level.weights, strict=True), key=lambda p: -p[1])
+        lines += [f"  {w:9.4f}  {n.metric}" for n, w in pairs if w > 0]
+        zeros = sum(w == 0 for _, w in pairs)
+        if zeros:
+            lines.append(f"  ({zeros} metric(s) at weight 0)")
     return "\n".join(lines)
