@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -183,3 +184,22 @@ def test_annotation_options_are_validated(text, capsys, option, message):
     assert cli.main(["score", "-r", text, "-i", text, "-m", "SR-Or(*)", *option]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and "internal error" not in err
+
+
+@pytest.mark.spacy
+def test_every_demo_metric_prints_the_same_bytes_under_every_hash_seed(tmp_path):
+    """Set and dict orders depend on PYTHONHASHSEED: no printed number may (segment level too)."""
+    root = Path(__file__).resolve().parent.parent
+    demo = [m.strip("'") for m in (root / "Makefile").read_text().split("DEMO_METRICS ?=")[1]
+            .split("\n\n")[0].replace("\\\n", " ").split()]
+    cmd = [sys.executable, "-m", "mtstrata", "score", "-r", str(root / "sample/ref.A.txt"),
+           "-r", str(root / "sample/ref.B.txt"), "-i", *map(str, sorted(root.glob(
+               "sample/sys/*.txt"))), "-m", *demo, "--sentence-level", "-f", "json",
+           "--cache", str(tmp_path / "c.sqlite"), "-q"]
+    outs = set()
+    for seed in (0, 1, 2):
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=root, check=False,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)})
+        assert r.returncode == 0, r.stderr
+        outs.add(r.stdout)
+    assert len(demo) > 20 and len(outs) == 1
