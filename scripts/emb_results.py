@@ -19,12 +19,14 @@ Usage: python scripts/emb_results.py [--data DIR] [--sample 300] [--out docs-dra
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
 
 import numpy as np
 
+from mtstrata._version import __version__
 from mtstrata.combine.data import DevCorpus, read_dev_corpus
 from mtstrata.combine.learned import fit_learned, format_weights
 from mtstrata.combine.search import format_trace, hill_climb
@@ -169,8 +171,15 @@ def main() -> None:
     for obj, tag in (("seg_pearson", "seg"), ("sys_pearson", "sys")):
         combos[f"ULC-{tag} (text)"] = hill_climb(dev, TEXT, obj)
         combos[f"ULC-{tag} (text+emb)"] = hill_climb(dev, TEXT + EMB, obj)
-    combos["learned (text+emb)"] = fit_learned(dev, TEXT + EMB)
-    combos["learned (chrf+emb)"] = fit_learned(dev, ["chrf", *EMB])
+    def prov(specs: list[str]) -> dict[str, object]:  # as `mtstrata search` records it
+        return {"mtstrata": __version__, "dev": DEV, "sample": args.sample, "seed": SEED,
+                "signatures": {m: dev[0].signatures[m] for m in specs}}
+
+    for name in list(combos):
+        ms = combos[name]
+        combos[name] = dataclasses.replace(ms, provenance=prov(ms.metrics))  # type: ignore
+    combos["learned (text+emb)"] = fit_learned(dev, TEXT + EMB, provenance=prov(TEXT + EMB))
+    combos["learned (chrf+emb)"] = fit_learned(dev, ["chrf", *EMB], provenance=prov(["chrf", *EMB]))
     lines += ["## Combinations selected on cs-en, de-en, fi-en, lv-en; tested on ru-en, tr-en, "
               "zh-en", ""]
     for name, cmb in combos.items():
