@@ -393,3 +393,19 @@ def test_no_judged_system_is_an_input_error(tmp_path, capsys):
                 ["audit", "--data", str(d), "-m", "bleu"]):
         assert main(cmd) == 2
         assert "no system with a human score" in capsys.readouterr().err
+
+
+@pytest.mark.spacy
+def test_meta_spreads_annotation_over_dask_workers_with_the_same_numbers(tmp_path, capsys):
+    """meta/search take the annotation options: --executor dask --jobs 2 annotates every
+    pair's outputs on a 2-worker LocalCluster; the correlations equal a local run's."""
+    d = _corpus(tmp_path)
+    outs = []
+    for name, extra in (("local", []), ("dask", ["--executor", "dask", "--jobs", "2"])):
+        rc = main(["meta", "--data", str(d), "-m", "SP-Op(*)", "DP-Or(*)", "--tables",
+                   str(tmp_path / f"t-{name}"), "--cache", str(tmp_path / f"{name}.sqlite"),
+                   "--bootstrap", "20", "-f", "json", "-q", *extra])
+        assert rc == 0
+        outs.append(json.loads(capsys.readouterr().out))
+        assert (tmp_path / f"{name}.sqlite").stat().st_size > 0  # the driver wrote the cache
+    assert outs[0] == outs[1] and len(outs[0]) > 10

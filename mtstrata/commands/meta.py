@@ -23,10 +23,14 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
                    "(COMET, BLEURT...) from mt-metrics-eval files DIR/<lp>/NAME-REF.seg.score "
                    "(and .sys.score; else the mean of the segment scores), higher is better")
     from mtstrata.combine.table import default_tables_dir
+    from mtstrata.commands.score import add_annotation_options
 
     p.add_argument("--tables", default=str(default_tables_dir()), metavar="DIR",
                    help="cache of score tables, one .npz per pair (default: %(default)s); "
                    "metrics already cached are not recomputed")
+    # linguistic metrics annotate every output of every pair: --jobs / --executor dask spread
+    # each pair's annotation over worker processes or a cluster (README: Scaling)
+    add_annotation_options(p, quiet=False)
 
 
 def expand_metrics(specs: list[str]) -> list[str]:
@@ -52,7 +56,10 @@ def load_tables(args: argparse.Namespace, specs: list[str]) -> list:  # type: ig
                                                len(todo), args.tables)
 
     ours = [s for s in specs if not is_external(s)]
-    tables = [cached_table(d, ours, args.tables, on_compute=computing)
+    from mtstrata.commands.score import annotation_options
+
+    options = annotation_options(args)
+    tables = [cached_table(d, ours, args.tables, options, on_compute=computing)
               for d in progress.track(args.data, "score tables", unit="pair")]
     for d, t in zip(args.data, tables, strict=True):
         if not any(is_external(s) for s in specs):

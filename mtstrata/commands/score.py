@@ -70,7 +70,9 @@ def system_names(hyps: list[corpus.TextFile]) -> list[str]:
     return names
 
 
-def add_annotation_options(p: argparse.ArgumentParser) -> None:
+def add_annotation_options(p: argparse.ArgumentParser, quiet: bool = True) -> None:
+    """The annotation options (``--annotator``, ``--srl``, ``--cache``, ``--jobs``,
+    ``--executor``...); ``quiet=False`` for a command that has its own ``--quiet``."""
     g = p.add_argument_group("annotation (for metrics over linguistic layers)")
     g.add_argument("--annotator", default="spacy", metavar="SPEC",
                    help="annotator and its parameters, e.g. spacy, spacy:batch_size=128, "
@@ -90,8 +92,9 @@ def add_annotation_options(p: argparse.ArgumentParser) -> None:
                    "workers, or a Dask scheduler (dask:tcp://HOST:PORT); default: %(default)s")
     g.add_argument("--allow-unlocked", action="store_true",
                    help="accept models whose versions differ from models.lock")
-    g.add_argument("--quiet", "-q", action="store_true",
-                   help="no progress display and no annotation summary")
+    if quiet:
+        g.add_argument("--quiet", "-q", action="store_true",
+                       help="no progress display and no annotation summary")
 
 
 def annotation_options(args: argparse.Namespace) -> AnnotationOptions:
