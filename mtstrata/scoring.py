@@ -8,8 +8,9 @@ sentence scores, details and everything in :mod:`mtstrata.combine` derive.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from mtstrata.errors import ConfigError, InputError
 from mtstrata.layers import AnnotationOptions, annotate_texts, plan_run
 from mtstrata.metrics.base import Metric, Score
 from mtstrata.metrics.prepared import Prepared
-from mtstrata.segment import Layer
+from mtstrata.segment import Layer, Segment
 
 
 @dataclass
@@ -30,6 +31,10 @@ class Run:
     metrics: list[Metric]
     stats: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)
     signatures: list[str] = field(default_factory=list)
+    #: text -> its annotated segment (only with ``compute(..., keep_segments=True)``)
+    segments: dict[str, Segment] = field(default_factory=dict)
+    #: what annotated the run's layers ("" when no metric needs annotation)
+    annotation: str = ""
 
     def score(self, system: str, i: int, *, sentence_level: bool = False,
               details: bool = False) -> Score:
@@ -86,6 +91,9 @@ def compute(
     refs: Sequence[Sequence[str]],
     metrics: Sequence[Metric],
     annotation: AnnotationOptions | None = None,
+    reduce: Callable[[int, np.ndarray], Any] | None = None,
+    *,
+    keep_segments: bool = False,
 ) -> Run:
     """Compute statistics of every metric for every system.
 
@@ -95,6 +103,10 @@ def compute(
             segment i.
         metrics: built metrics.
         annotation: how to annotate when a metric needs linguistic layers.
+        reduce: if given, ``run.stats[(system, i)]`` holds ``reduce(i, stats)`` instead of the
+            statistics (e.g. only the scores): memory then holds one system's statistics of
+            one metric at a time instead of all of them.
+        keep_segments: keep every annotated text in ``Run.segments`` (for error analysis).
     """
     if not refs:
         raise InputError("at least one reference is needed (-r FILE).")
@@ -117,11 +129,12 @@ def compute(
     texts = list(dict.fromkeys([t for s in refs for t in s]
                                + [t for h in systems.values() for t in h]))
     the_plan = plan_run(needed, annotation, schemes) if needed else None
-    segs, _ = annotate_texts(texts, needed, annotation, the_plan)
+    segs, ann_sig = annotate_texts(texts, needed, annotation, the_plan)
     # the run's state: what metrics prepare from the references lives as long as the run, what
     # they derive from a system's hypotheses (shared by the metrics) as long as its turn
     ref_segs = Prepared([[segs[stream[i]] for stream in refs] for i in range(n)], annotation)
-    run = Run(systems=list(systems), metrics=list(metrics))
+    run = Run(systems=list(systems), metrics=list(metrics),
+              segments=segs if keep_segments else {}, annotation=ann_sig)
     for m in metrics:
         facts = {"nrefs": str(len(refs))}
         if m.requires and the_plan is not None:
@@ -131,5 +144,6 @@ def compute(
     for name, hyps in progress.track(systems.items(), "scoring", unit="system"):
         hyp_segs = Prepared([segs[h] for h in hyps], annotation)
         for i, m in enumerate(metrics):
-            run.stats[(name, i)] = m.stats_batch(hyp_segs, ref_segs)
+            stats = m.stats_batch(hyp_segs, ref_segs)
+            run.stats[(name, i)] = stats if reduce is None else reduce(i, stats)
     return run

@@ -98,10 +98,14 @@ def test_projected_variants_equal_direct_computation(tmp_path, shorter):
     specs = ["bleu", "bleu:max_order=2,smooth=floor", "chrf", "chrf:char_order=2,beta=1",
              "nist", "nist:max_order=3", "bleu-sbp", "bleu-sbp:max_order=2", "chrf++"]
     together, _ = build_table(c, specs)
+    lean, raw = build_table(c, specs, keep_raw=False)  # scores only, statistics dropped
+    assert raw == {}
     for s in specs:
         alone, _ = build_table(c, [s])
         np.testing.assert_allclose(together.sys_scores[s], alone.sys_scores[s])
         np.testing.assert_allclose(together.seg_scores[s], alone.seg_scores[s])
+        np.testing.assert_array_equal(lean.sys_scores[s], together.sys_scores[s])
+        np.testing.assert_array_equal(lean.seg_scores[s], together.seg_scores[s])
 
 
 def test_projection_is_declared_not_guessed_from_values():

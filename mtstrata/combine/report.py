@@ -32,7 +32,7 @@ from mtstrata.combine.stats import (
     spearman,
 )
 from mtstrata.combine.table import ScoreTable
-from mtstrata.combine.ulc import MetricSet
+from mtstrata.combine.ulc import Combiner
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class Correlation:
 
 
 
-def metric_arrays(table: ScoreTable, metric: str, ulc: MetricSet | None = None
+def metric_arrays(table: ScoreTable, metric: str, ulc: Combiner | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Oriented ``(system scores, judged segment scores)`` of a metric or of a ULC set."""
     if ulc is not None:
@@ -84,11 +84,11 @@ def metric_arrays(table: ScoreTable, metric: str, ulc: MetricSet | None = None
     return sign * table.sys_scores[metric], sign * table.judged(table.seg_scores[metric])
 
 
-def table_records(table: ScoreTable, metrics: Sequence[str], ulcs: dict[str, MetricSet] | None
+def table_records(table: ScoreTable, metrics: Sequence[str], ulcs: dict[str, Combiner] | None
                   = None, *, n: int = 1000, seed: int = 12345) -> list[Correlation]:
     """Records of every metric (and every named ULC set) on one table."""
     out: list[Correlation] = []
-    items: list[tuple[str, MetricSet | None]] = [(m, None) for m in metrics]
+    items: list[tuple[str, Combiner | None]] = [(m, None) for m in metrics]
     items += list((ulcs or {}).items())
     for name, ulc in items:
         sys_, judged = metric_arrays(table, name, ulc)

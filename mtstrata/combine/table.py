@@ -142,15 +142,20 @@ def _projections(metrics: Sequence[object]) -> dict[int, tuple[int, np.ndarray]]
     return out
 
 
-def build_table(corpus: DevCorpus, metric_specs: Sequence[str], annotation: object = None
+def build_table(corpus: DevCorpus, metric_specs: Sequence[str], annotation: object = None,
+                keep_raw: bool = True
                 ) -> tuple[ScoreTable, dict[str, dict[str, np.ndarray]]]:
     """Compute every metric on every system of the corpus.
 
     Variants whose statistics are declared projections of a sibling's (:func:`_projections`)
-    are not recomputed.
+    are not recomputed. With ``keep_raw=False`` each system's statistics are reduced to its
+    scores as soon as they are computed, so memory holds the segments and one metric's
+    statistics of one system, not every metric's of every system (the per-type statistics of
+    the ``(*)`` families are hundreds of columns wide).
 
     Returns:
-        The table and the raw statistics ``{metric: {system: (n_seg, k)}}`` (for significance).
+        The table and the raw statistics ``{metric: {system: (n_seg, k)}}`` (for significance;
+        empty with ``keep_raw=False``).
     """
     from mtstrata.metrics import create
     from mtstrata.scoring import compute
@@ -158,21 +163,34 @@ def build_table(corpus: DevCorpus, metric_specs: Sequence[str], annotation: obje
     metrics = [create(s) for s in metric_specs]
     proj = _projections(metrics)
     direct = [i for i in range(len(metrics)) if i not in proj]
-    run = compute(corpus.systems, corpus.refs, [metrics[i] for i in direct],
-                  annotation)  # type: ignore[arg-type]
     pos = {i: k for k, i in enumerate(direct)}
+
+    def stats_of(i: int, stats: np.ndarray) -> np.ndarray:
+        """Metric ``i``'s statistics, from its own or its base's (a projection)."""
+        return stats[:, proj[i][1]] if i in proj else stats
+
+    def scores(k: int, stats: np.ndarray) -> dict[int, tuple[float, np.ndarray]]:
+        """(corpus score, segment scores) of direct metric ``k`` and its projections."""
+        base = direct[k]
+        mine = [base, *(i for i, (j, _) in proj.items() if j == base)]
+        return {i: (metrics[i].score(stats_of(i, stats).sum(0)),
+                    metrics[i].segment_scores(stats_of(i, stats))) for i in mine}
+
+    run = compute(corpus.systems, corpus.refs, [metrics[i] for i in direct],
+                  annotation, None if keep_raw else scores)  # type: ignore[arg-type]
     table = ScoreTable.from_corpus(corpus)
     raw: dict[str, dict[str, np.ndarray]] = {}
     for i, (spec, m) in enumerate(zip(metric_specs, metrics, strict=True)):
         name = spec  # keyed by spec: variants share a display name (every BLEU is "BLEU")
-        if i in proj:
-            j, idx = proj[i]
-            raw[name] = {s: run.stats[(s, pos[j])][:, idx] for s in table.systems}
+        k = pos[proj[i][0]] if i in proj else pos[i]
+        if keep_raw:
+            raw[name] = {s: stats_of(i, run.stats[(s, k)]) for s in table.systems}
+            sys_s = [m.score(raw[name][s].sum(0)) for s in table.systems]
+            seg_s = [m.segment_scores(raw[name][s]) for s in table.systems]
         else:
-            raw[name] = {s: run.stats[(s, pos[i])] for s in table.systems}
-        table.add(name, np.array([m.score(raw[name][s].sum(0)) for s in table.systems]),
-                  np.vstack([m.segment_scores(raw[name][s]) for s in table.systems]),
-                  m.higher_is_better)
+            sys_s = [run.stats[(s, k)][i][0] for s in table.systems]
+            seg_s = [run.stats[(s, k)][i][1] for s in table.systems]
+        table.add(name, np.array(sys_s), np.vstack(seg_s), m.higher_is_better)
         table.signatures[name] = m.signature()
         table.stat_names[name] = tuple(m.stat_names())
     return table, raw
@@ -339,7 +357,7 @@ def cached_table(lp_dir: str | os.PathLike[str], specs: Sequence[str],
     if todo:
         if callable(on_compute):
             on_compute(corpus.lp, todo)
-        new, _ = build_table(corpus, todo, annotation)
+        new, _ = build_table(corpus, todo, annotation, keep_raw=False)
         for spec in todo:
             table.add(spec, new.sys_scores[spec], new.seg_scores[spec], new.higher[spec])
             table.signatures[spec] = new.signatures[spec]

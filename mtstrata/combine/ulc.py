@@ -8,17 +8,41 @@ flipped (1 - norm) so every component rises with quality.
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from mtstrata.errors import InputError
+
+
+@runtime_checkable
+class Combiner(Protocol):
+    """What turns the scores of a set's member metrics into one score (the ULC metric only
+    uses this): :class:`MetricSet` is the uniform one; other kinds (a learned combination)
+    live in ``mtstrata.combine.<kind>`` and are read by :func:`load_set`.
+
+    ``combine(scores, level)`` takes ``scores[member]`` arrays of one shape (``level="sys"``:
+    corpus scores, ``"seg"``: segment scores) and returns an array of that shape, higher is
+    better.
+    """
+
+    @property
+    def metrics(self) -> list[str]: ...
+
+    @property
+    def provenance(self) -> Mapping[str, object]: ...
+
+    def combine(self, scores: Mapping[str, np.ndarray], level: str = "seg") -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -116,18 +140,71 @@ class MetricSet:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MetricSet:
         """Read a set written by :meth:`save`."""
+        return cls.from_dict(read_set_file(path)[1], str(path))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object], path: str) -> MetricSet:
+        """A set from the JSON object of its file (``path`` for error messages)."""
         try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f, parse_constant=_no_constant)
-            if not isinstance(data, dict):
-                raise ValueError("the file holds no JSON object")
             norms = tuple(Norm(**n) for n in data["ulc"])
             sys_norms = tuple(Norm(**n) for n in data.get("ulc_sys", ()))
-            return cls(norms, sys_norms, tuple(data.get("trace", ())),
-                       data.get("provenance", {}))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            return cls(norms, sys_norms, tuple(data.get("trace", ())),  # type: ignore[arg-type]
+                       data.get("provenance", {}))  # type: ignore[arg-type]
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise InputError(f"not a usable metric set ({e}); pass a JSON file written by "
                              "'mtstrata search --out'.", str(path)) from None
+
+
+def read_set_file(path: str | os.PathLike[str]) -> tuple[bytes, dict[str, object]]:
+    """The bytes and the JSON object of a set file (clear errors for a missing or garbled
+    file)."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read the metric set ({e.strerror}); pass a JSON file written "
+                         "by 'mtstrata search --out' (or a bundled set: -m ULC, -m ULC-lex).",
+                         str(path)) from None
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError) as e:
+        raise InputError(f"not a usable metric set ({e}); pass a JSON file written by "
+                         "'mtstrata search --out'.", str(path)) from None
+    if not isinstance(data, dict):
+        raise InputError("not a usable metric set (the file holds no JSON object); pass a JSON "
+                         "file written by 'mtstrata search --out'.", str(path))
+    return raw, data
+
+
+def load_set(path: str | os.PathLike[str]) -> tuple[Combiner, str]:
+    """A set file of any kind and the sha256 of its bytes.
+
+    The file's ``"kind"`` (absent: ``"ulc"``, the uniform :class:`MetricSet`) names the module
+    ``mtstrata.combine.<kind>`` whose ``load_set(data, path)`` builds the combiner: adding a
+    kind of combination is one module.
+    """
+    raw, data = read_set_file(path)
+    digest = hashlib.sha256(raw).hexdigest()
+    kind = data.get("kind", "ulc")
+    if kind == "ulc":
+        return MetricSet.from_dict(data, str(path)), digest
+    if not isinstance(kind, str) or not re.fullmatch(r"[a-z_]+", kind):
+        raise InputError(f"unknown set kind {kind!r}; a set's \"kind\" is 'ulc' or the name "
+                         "of a combination module (e.g. 'learned').", str(path))
+    try:
+        module = importlib.import_module(f"mtstrata.combine.{kind}")
+    except ModuleNotFoundError as e:
+        if e.name != f"mtstrata.combine.{kind}":
+            raise  # the module exists but cannot import: a bug, not a bad file
+        module = None
+    loader = getattr(module, "load_set", None)
+    if loader is None:
+        raise InputError(f"set kind {kind!r} is not known to this version of mtstrata (no "
+                         f"mtstrata.combine.{kind}.load_set); update mtstrata or use a set "
+                         "of kind 'ulc'.", str(path))
+    combiner = loader(data, str(path))
+    if not isinstance(combiner, Combiner):
+        raise InputError(f"set kind {kind!r} did not give a combiner.", str(path))
+    return combiner, digest
 
 
 def _strict(step: Mapping[str, object]) -> dict[str, object]:

@@ -43,6 +43,14 @@ def expand_metrics(specs: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def is_set_spec(spec: str) -> bool:
+    """``ulc:SET.json``, ``ULC`` or ``ULC-lex``: a metric set used as a metric."""
+    from mtstrata.metrics.ulc import BUNDLED
+
+    low = spec.strip().lower()
+    return low.startswith("ulc:") or low in {k.lower() for k in BUNDLED}
+
+
 def load_tables(args: argparse.Namespace, specs: list[str]) -> list:  # type: ignore[type-arg]
     """Cached score tables of every ``--data`` directory holding ``specs``; external metrics
     (``ext:DIR/NAME``) are read from their score files into each table (never cached)."""
@@ -94,13 +102,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mtstrata import metrics
     from mtstrata.combine.report import format_records, table_records, with_average
-    from mtstrata.combine.ulc import MetricSet
+    from mtstrata.combine.ulc import Combiner, load_set
     from mtstrata.errors import InputError
 
     progress.configure(quiet=args.quiet)
     specs = expand_metrics(args.metrics)
-    ulcs = {f"ULC:{Path(path).stem}": MetricSet.load(path) for path in args.ulc}
+    # --ulc: a set of any kind (uniform, learned...) combined from the cached member columns
+    ulcs: dict[str, Combiner] = {f"ULC:{Path(path).stem}": load_set(path)[0]
+                                 for path in args.ulc}
+    # -m ulc:SET.json, -m ULC: the set as a metric (members' signatures checked), combined
+    # from the members' cached score columns as score computes it from their statistics
+    for spec in [s for s in specs if is_set_spec(s)]:
+        m = metrics.create(spec)
+        ulcs[m.display_name()] = m.combiner  # type: ignore[attr-defined]
+    specs = [s for s in specs if not is_set_spec(s)]
     if not specs and not ulcs:
         raise InputError("nothing to evaluate: pass metrics with -m and/or --ulc SET.json.")
     needed = list(dict.fromkeys([*specs, *(m for s in ulcs.values() for m in s.metrics)]))

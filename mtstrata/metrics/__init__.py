@@ -28,7 +28,18 @@ class SignatureVersionWarning(UserWarning):
 
 
 def create(spec: str) -> Metric:
-    """Build a metric from ``NAME[:key=value,...]`` (unknown names raise with suggestions)."""
+    """Build a metric from ``NAME[:key=value,...]`` (unknown names raise with suggestions).
+
+    ``ulc:PATH.json`` (a path, not ``key=value``) is the metric set saved at PATH
+    (:mod:`mtstrata.metrics.ulc`).
+    """
+    name, sep, rest = spec.strip().partition(":")
+    if sep and name.strip().lower() == "ulc" and "=" not in rest:
+        if not rest.strip():
+            raise ConfigError("'ulc:' needs the path of a metric set: -m ulc:SET.json.")
+        from mtstrata.metrics.ulc import ULCMetric
+
+        return ULCMetric(set=rest.strip())  # type: ignore[return-value]
     return REGISTRY.create(spec)
 
 

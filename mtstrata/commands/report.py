@@ -1,0 +1,82 @@
+"""``mtstrata report``: one self-contained HTML file for error analysis."""
+
+from __future__ import annotations
+
+import argparse
+
+from mtstrata import corpus, progress
+from mtstrata.cli import warn
+from mtstrata.commands._help import Formatter
+from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
+from mtstrata.errors import InputError
+
+DEFAULT_METRICS = ["bleu", "chrf", "ter"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report", formatter_class=Formatter,
+        help="write an HTML report for error analysis (one self-contained file)",
+        description="Score the systems and write one HTML file that opens offline: an "
+        "overview (scores with bootstrap intervals, significance against the baseline, where "
+        "metrics disagree on the ranking), per-type charts of every linguistic family, a "
+        "segment explorer (worst segments, largest differences, lexical-vs-linguistic "
+        "disagreement, segments with a given tag, entity type or role) and a segment view "
+        "highlighting what matches the reference layer by layer, and the provenance.")
+    p.add_argument("-r", "--ref", action="append", required=True, metavar="REF",
+                   help="a reference file (repeat for several references)")
+    p.add_argument("-i", "--input", nargs="+", required=True, metavar="HYP",
+                   help="hypothesis files, one per system (named by the file stem)")
+    p.add_argument("-b", "--baseline", metavar="SYSTEM",
+                   help="the system the others are compared with (default: the first -i)")
+    p.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="METRIC",
+                   help="metric specs (default: bleu chrf ter); add linguistic families for "
+                   "the per-layer charts, e.g. 'SP-Op(*)' 'NE-Oe(*)' 'SR-Or(*)', and sets: "
+                   "ULC, ulc:SET.json")
+    p.add_argument("--out", "-o", required=True, metavar="REPORT.html",
+                   help="the HTML file to write")
+    p.add_argument("-n", "--resamples", type=int, default=1000,
+                   help="bootstrap resamples and randomisation trials")
+    p.add_argument("--seed", type=int, default=12345, help="random seed of the resampling")
+    add_annotation_options(p)
+    p.set_defaults(func=run)
+
+
+def command_line(args: argparse.Namespace, baseline: str) -> list[str]:
+    """The command that rebuilds this report, with the defaults it ran with spelled out."""
+    cmd = ["mtstrata", "report"]
+    for r in args.ref:
+        cmd += ["-r", r]
+    cmd += ["-i", *args.input, "-b", baseline, "-m", *(args.metrics or DEFAULT_METRICS),
+            "-n", str(args.resamples), "--seed", str(args.seed), "--annotator", args.annotator,
+            "--srl", args.srl]
+    if args.allow_unlocked:
+        cmd.append("--allow-unlocked")
+    return [*cmd, "--out", args.out]
+
+
+def run(args: argparse.Namespace) -> int:
+    from mtstrata.report import build_report
+    from mtstrata.report.html import check_writable, write_html
+
+    progress.configure(quiet=args.quiet)
+    check_writable(args.out)  # before any work
+    refs = corpus.read_all(args.ref)
+    hyps = corpus.read_all(args.input)
+    corpus.check_aligned(refs, hyps)
+    names = system_names(hyps)
+    base = names[0] if args.baseline is None else next(
+        (h.stem for h in hyps if args.baseline in (h.stem, h.path)), None)
+    if base is None:
+        raise InputError(f"baseline {args.baseline!r} is not one of the systems {names}; pass "
+                         "its file stem or include its file in -i.")
+    msg = corpus.empty_line_warning([*refs, *hyps])
+    if msg:
+        warn(msg)
+    data = build_report([r.lines for r in refs], {h.stem: h.lines for h in hyps},
+                        args.metrics or DEFAULT_METRICS, base, annotation_options(args),
+                        resamples=args.resamples, seed=args.seed,
+                        command=command_line(args, base))
+    path = write_html(data, args.out)
+    print(f"written {path} ({path.stat().st_size / 2**20:.1f} MB)")
+    return 0

@@ -1,0 +1,91 @@
+"""``mtstrata report``: one self-contained HTML file for error analysis.
+
+:func:`build_report` scores the systems (one :func:`mtstrata.scoring.compute` run, annotated
+segments kept) and gathers the numbers (:mod:`.data`) and the Plotly figures (:mod:`.charts`);
+:func:`mtstrata.report.html.write_html` renders them into the page (template.html, the
+Plotly offline bundle inlined, the data embedded as compressed JSON).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mtstrata import metrics, scoring
+from mtstrata.errors import InputError
+from mtstrata.layers import AnnotationOptions
+
+
+def metric_labels(specs: Sequence[str], built: Sequence[Any]) -> list[str]:
+    """Display names; variants that display alike (every BLEU is "BLEU") by their specs."""
+    names = [m.display_name() for m in built]
+    return [specs[i] if names.count(n) > 1 else n for i, n in enumerate(names)]
+
+
+def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[str]],
+                 specs: Sequence[str], baseline: str, annotation: AnnotationOptions | None =
+                 None, *, resamples: int = 1000, seed: int = 12345,
+                 command: Sequence[str] = ()) -> dict[str, Any]:
+    """All the numbers and charts of a report.
+
+    Args:
+        refs: reference streams (``refs[j][i]``: reference j of segment i).
+        systems: system name -> hypothesis segments (the baseline among them).
+        specs: metric specs (as ``-m``).
+        baseline: the system every other is tested against.
+        annotation: how to annotate for the linguistic metrics.
+        resamples, seed: of the bootstrap intervals and the paired tests.
+        command: the command line, for the provenance section.
+    """
+    from mtstrata.combine.significance import check_resampling
+    from mtstrata.report import data as D
+    from mtstrata.report.charts import build_charts
+
+    if baseline not in systems:
+        raise InputError(f"baseline {baseline!r} is not one of the systems {list(systems)}; "
+                         "pass its file stem or include its file in -i.")
+    check_resampling(resamples, seed, len(refs[0]))
+    built = [metrics.create(s) for s in specs]
+    labels = metric_labels(specs, built)
+    clock = _Clock()
+    run = scoring.compute(systems, refs, built, annotation, keep_segments=True)
+    clock("scoring (annotations read or made, statistics)")
+    meta = {
+        "systems": run.systems, "baseline": baseline, "n_segments": len(refs[0]),
+        "n_refs": len(refs),
+        "metrics": [{"name": labels[i], "spec": specs[i], "higher": m.higher_is_better,
+                     "kind": D.metric_kind(m), "scale": getattr(m, "scale", 1.0)
+                     if abs(getattr(m, "scale", 1.0)) != float("inf") else None}
+                    for i, m in enumerate(built)],
+    }
+    rows = D.overview(run, labels, baseline, resamples, seed)
+    clock("intervals and tests")
+    data: dict[str, Any] = {
+        "meta": meta,
+        "overview": rows,
+        "ranking": D.ranking(rows, meta["metrics"], run.systems),
+        "layers": D.layer_details(run, labels, baseline),
+    }
+    clock("ranking and per-type values")
+    data["segments"] = D.segment_table(run, refs, systems, labels)
+    clock("segment table and annotations")
+    data["provenance"] = D.provenance(run, labels, command, resamples, seed)
+    data["charts"] = build_charts(data)
+    clock("charts")
+    data["provenance"]["timings"] = clock.laps
+    return data
+
+
+class _Clock:
+    """Wall and CPU seconds of each phase (recorded in the provenance)."""
+
+    def __init__(self) -> None:
+        self.laps: list[dict[str, Any]] = []
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+
+    def __call__(self, what: str) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        self.laps.append({"phase": what, "wall_s": round(wall - self._wall, 2),
+                          "cpu_s": round(cpu - self._cpu, 2)})
+        self._wall, self._cpu = wall, cpu

@@ -1,0 +1,171 @@
+"""Build the bundled metric sets ``mtstrata/data/sets/ULC.json`` and ``ULC-lex.json``.
+
+Both are selected with mtstrata's own hill climbing (:func:`mtstrata.combine.search.
+hill_climb`, forward-backward, scored on held-out language pairs) on the WMT17 into-English
+DA data (``../shared/data/wmt17_toen_da``):
+
+* ``ULC-lex``: text metrics only (``LEXICAL_CANDIDATES`` plus TER), every WMT17 pair;
+* ``ULC``: the text candidates plus linguistic ones (``LINGUISTIC_CANDIDATES``, English
+  annotation by the locked spaCy model and the learned SRL labeller), on the pairs given with
+  ``--ling-pairs`` (annotation is the slow step: ~100 texts/s/core).
+
+Each file records in ``provenance`` what made it: the mtstrata version, every member's full
+signature, the dev pairs, the candidates, objective and mode, and the dev correlations of the
+selected set (system-level Pearson and segment-level Pearson per pair and averaged, computed by
+``mtstrata meta``'s code on the same tables). Nothing is typed in by hand.
+
+Usage::
+
+    python scripts/make_sets.py --data ../shared/data/wmt17_toen_da \\
+        [--only ULC-lex] [--pairs cs-en de-en fi-en] [--ling-pairs de-en cs-en fi-en] \\
+        [--cache ANN.sqlite] [--tables DIR] [--import-tables DIR...]
+
+The bundled files were made with ``--pairs cs-en de-en fi-en lv-en --ling-pairs cs-en de-en
+fi-en lv-en`` (see their ``provenance``): the four dev pairs of RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from mtstrata._version import __version__
+from mtstrata.combine.report import table_records, with_average
+from mtstrata.combine.search import hill_climb
+from mtstrata.combine.table import LEXICAL_CANDIDATES, cached_table
+from mtstrata.layers import AnnotationOptions
+from mtstrata.metrics.ulc import BUNDLED, SETS_DIR
+
+TEXT_CANDIDATES = (*LEXICAL_CANDIDATES, "ter")
+LINGUISTIC_CANDIDATES = (
+    "SP-Op(*)", "SP-Oc(*)", "SP-pBLEU", "Ol-lem", "SP-lBLEU",
+    "DP-Or(*)", "DP-Oc(*)", "DP-HWCM_c-4", "DP-HWCM_r-4", "DP-HWCM_w-4",
+    "NE-Oe(*)", "NE-Oe(**)", "NE-Me(*)",
+    "SR-Or(*)", "SR-Mr(*)", "SR-Orv(*)", "SR-Or",
+)
+OBJECTIVE = "sys_pearson"
+MODE = "forward-backward"
+
+
+def import_tables(dirs: list[Path], sources: list[str], tables: str) -> None:
+    """Copy into the ``tables`` cache the metrics that other score-table caches (``sources``)
+    already hold for the same corpus (same content hash) with the signature this installation
+    computes; nothing else is taken."""
+    from mtstrata.combine.table import ScoreTable, load_table, save_table, table_path
+    from mtstrata.metrics import create
+
+    for d in dirs:
+        target = table_path(tables, d)
+        current = load_table(target) if target.is_file() else None
+        for src in sources:
+            p = table_path(src, d)
+            if not p.is_file():
+                continue
+            other = load_table(p)
+            if current is None:
+                current = other
+                continue
+            if other.content != current.content or other.systems != current.systems:
+                print(f"{p}: another corpus, not used", file=sys.stderr)
+                continue
+            for m in other.metrics():
+                if m in current.sys_scores or other.signatures.get(m) != create(m).signature():
+                    continue
+                current.add(m, other.sys_scores[m], other.seg_scores[m], other.higher[m])
+                current.signatures[m] = other.signatures[m]
+                if m in other.stat_names:
+                    current.stat_names[m] = other.stat_names[m]
+        if isinstance(current, ScoreTable):
+            save_table(current, target)
+
+
+def build(name: str, dirs: list[Path], candidates: tuple[str, ...], args: argparse.Namespace,
+          note: str) -> Path:
+    """Score every candidate on ``dirs``, search, save the set with its provenance."""
+    annotation = AnnotationOptions(cache=args.cache, quiet=False)
+    tables = []
+    for d in dirs:
+        print(f"{name}: scoring {d.name} ({len(candidates)} candidates)", file=sys.stderr,
+              flush=True)
+        tables.append(cached_table(d, list(candidates), args.tables, annotation))
+    ms = hill_climb(tables, list(candidates), OBJECTIVE, mode=MODE)
+    records = with_average([r for t in tables for r in table_records(
+        t, [], {name: ms}, n=0)])
+    dev = {f"{r.lp}.{r.level}.{r.statistic}": round(r.value, 4) for r in records
+           if r.statistic == "pearson" and np.isfinite(r.value)}
+    best_single = {}
+    for t in tables:  # the best single candidate per pair, for comparison
+        recs = table_records(t, list(candidates), None, n=0)
+        sys_r = [(r.value, r.metric) for r in recs if r.level == "sys"
+                 and r.statistic == "pearson" and np.isfinite(r.value)]
+        best_single[t.lp] = {"metric": max(sys_r)[1], "sys.pearson": round(max(sys_r)[0], 4)}
+    ms = dataclasses.replace(ms, provenance={
+        "mtstrata": __version__,
+        "name": name,
+        "built": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+        "script": "scripts/make_sets.py",
+        "data": "WMT17 into-English DA (newstest2017; system and segment direct assessment)",
+        "dev": [f"{d.parent.name}/{d.name}" for d in dirs],
+        "objective": OBJECTIVE,
+        "mode": MODE,
+        "folds": 0,
+        "candidates": list(candidates),
+        "signatures": {m: tables[0].signatures[m] for m in ms.metrics},
+        "dev_correlations": dev,
+        "best_single_candidate": best_single,
+        "note": note,
+    })
+    SETS_DIR.mkdir(parents=True, exist_ok=True)
+    out = SETS_DIR / BUNDLED[name]
+    ms.save(out)
+    print(f"{name}: {len(ms.metrics)} members {ms.metrics}; dev {dev}; written {out}",
+          file=sys.stderr)
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data", type=Path, default=Path("../shared/data/wmt17_toen_da"))
+    p.add_argument("--only", choices=list(BUNDLED), help="build one set only")
+    p.add_argument("--pairs", nargs="+", help="pairs of ULC-lex (default: every pair)")
+    p.add_argument("--ling-pairs", nargs="+", default=["de-en", "cs-en", "fi-en"],
+                   help="pairs scored with the linguistic candidates (ULC)")
+    p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
+    p.add_argument("--tables", default=str(Path.home() / ".cache/mtstrata/tables"),
+                   help="score-table cache directory")
+    p.add_argument("--import-tables", nargs="+", default=[], metavar="DIR",
+                   help="other score-table caches whose metrics (same corpus, same signature) "
+                   "are copied into --tables first")
+    args = p.parse_args()
+    pairs = sorted(d for d in args.data.iterdir() if (d / "sys_scores.tsv").is_file())
+    if not pairs:
+        print(f"no language pairs under {args.data}", file=sys.stderr)
+        return 2
+    if args.import_tables:
+        import_tables(pairs, args.import_tables, args.tables)
+    if args.only in (None, "ULC-lex"):
+        lex = [d for d in pairs if not args.pairs or d.name in args.pairs]
+        build("ULC-lex", lex, TEXT_CANDIDATES, args,
+              "text metrics only: usable for any target language" + (
+                  "" if len(lex) == len(pairs) else f"; selected on {len(lex)} of the "
+                  f"{len(pairs)} WMT17 into-English pairs, the ones scored in the time "
+                  "available (the dev pairs of RESULTS.md are cs, de, fi, lv)"))
+    if args.only in (None, "ULC"):
+        ling = [d for d in pairs if d.name in args.ling_pairs]
+        all_pairs = len(ling) == len(pairs)
+        build("ULC", ling, (*TEXT_CANDIDATES, *LINGUISTIC_CANDIDATES), args,
+              "text and linguistic metrics (English targets: spaCy en_core_web_sm annotation "
+              "and the learned SRL labeller)" + ("" if all_pairs else
+              f"; selected on {len(ling)} of the {len(pairs)} WMT17 into-English pairs, the "
+              "ones annotated in the time available (the dev pairs of RESULTS.md are cs, de, fi, "
+              "lv)"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
