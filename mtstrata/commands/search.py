@@ -32,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "reference: one forward pass on all pairs, as the reference tool")
     p.add_argument("--folds", type=int, default=0,
                    help="language-pair folds for held-out scoring (0: leave one pair out)")
+    p.add_argument("--learned", action="store_true",
+                   help="fit a learned combination instead (ridge regression with non-negative "
+                   "weights on the normalised scores, one model per level, penalty chosen by "
+                   "leave-one-pair-out; see mtstrata.combine.learned); --objective, --mode "
+                   "and --folds do not apply")
     p.add_argument("--out", required=True, metavar="SET.json",
                    help="where to write the metric set (JSON; read by `meta --ulc`)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
@@ -47,14 +52,24 @@ def run(args: argparse.Namespace) -> int:
     if not specs:
         raise InputError("no candidate metrics: pass them with -m (e.g. -m lexical).")
     tables = load_tables(args, specs)
+    dev = [f"{Path(d).resolve().parent.name}/{t.lp}" for d, t in zip(args.data, tables,
+                                                                    strict=True)]
+    if args.learned:
+        from mtstrata.combine.learned import fit_learned, format_weights
+
+        ls = fit_learned(tables, specs, provenance={
+            "mtstrata": __version__, "dev": dev,
+            "signatures": {m: tables[0].signatures.get(m, "") for m in specs}})
+        ls.save(args.out)
+        sys.stdout.write(format_weights(ls) + f"\nwritten {args.out}\n")
+        return 0
     ms = hill_climb(tables, specs, args.objective, mode=args.mode, folds=args.folds)
     ms = dataclasses.replace(ms, provenance={
         "mtstrata": __version__,
         "objective": args.objective,
         "mode": args.mode,
         "folds": args.folds,
-        "dev": [f"{Path(d).resolve().parent.name}/{t.lp}" for d, t in zip(args.data, tables,
-                                                                         strict=True)],
+        "dev": dev,
         "signatures": {m: tables[0].signatures.get(m, "") for m in ms.metrics},
     })
     ms.save(args.out)

@@ -1,0 +1,225 @@
+"""Results of the emb layer on WMT17 into-English DA: EMB metrics, SR-Mrs, and ULC / learned
+combinations with embedding members, selected on 4 pairs and tested on the 3 others.
+
+What is computed, and how it differs from scripts/make_results.py (say so wherever the figures
+are quoted):
+
+* **Segment level is exact**: every metric is computed on the judged rows (560 per pair), which
+  gives the same segment scores as a full table for every metric whose segment score does not
+  depend on other segments; NIST and EMB-F:idf=yes take their corpus weights from the judged
+  rows' references instead of all references.
+* **System level is on a sample**: corpus scores of every system on the same seeded sample of
+  ``--sample`` segments per pair (all metrics, chrF included, on the same sample), because
+  embedding every output of the 7 pairs (~170k texts) did not fit the time on the shared
+  2-core machine. The RESULTS.md system figures use all segments; these do not.
+
+Usage: python scripts/emb_results.py [--data DIR] [--sample 300] [--out docs-draft/emb_results.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from mtstrata._version import __version__
+from mtstrata.combine.data import DevCorpus, read_dev_corpus
+from mtstrata.combine.learned import fit_learned, format_weights
+from mtstrata.combine.search import format_trace, hill_climb
+from mtstrata.combine.stats import bootstrap_ci, compare_metrics, pearson
+from mtstrata.combine.table import LEXICAL_CANDIDATES, ScoreTable, build_table
+from mtstrata.layers import AnnotationOptions
+
+SEED = 12345
+N_BOOT = 1000
+PAIRS = ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"]
+DEV = ["cs-en", "de-en", "fi-en", "lv-en"]  # as scripts/make_results.py
+TEST = ["ru-en", "tr-en", "zh-en"]
+EMB = ["EMB-F", "EMB-P", "EMB-R", "EMB-F:idf=yes", "EMB-cos"]
+TEXT = [*LEXICAL_CANDIDATES, "wrr", "ROUGE-L", "ROUGE-W", "GTM-1", "tBLEU"]
+SOFT = ["SR-Mr(*)", "SR-Mrs(*)", "SR-Or(*)"]
+
+
+def sample_index(corpus: DevCorpus, size: int) -> np.ndarray:
+    """The seeded sample of segments of a pair (the same for every metric)."""
+    rng = np.random.default_rng(SEED)
+    return np.sort(rng.choice(corpus.n_segments, min(size, corpus.n_segments), replace=False))
+
+
+def hybrid_table(corpus: DevCorpus, specs: list[str], sample: int, ann: AnnotationOptions
+                 ) -> ScoreTable:
+    """System scores on the sample, segment scores at the judged rows (NaN elsewhere)."""
+    idx = sample_index(corpus, sample)
+    sub = DevCorpus(corpus.lp, [[r[i] for i in idx] for r in corpus.refs],
+                    {s: [h[i] for i in idx] for s, h in corpus.systems.items()},
+                    corpus.sys_human, [])
+    rows = corpus.seg_rows
+    judged = DevCorpus(corpus.lp, [[r[i] for _, i, _ in rows] for r in corpus.refs],
+                       {"J": [corpus.systems[s][i] for s, i, _ in rows]}, {"J": 0.0},
+                       [("J", k, h) for k, (_, _, h) in enumerate(rows)])
+    t_sys, _ = build_table(sub, specs, ann)
+    t_seg, _ = build_table(judged, specs, ann)
+    out = ScoreTable.from_corpus(corpus)
+    n_sys, n_seg = len(out.systems), corpus.n_segments
+    for m in specs:
+        seg = np.full((n_sys, n_seg), np.nan)
+        seg[out.seg_sys, out.seg_idx] = t_seg.seg_scores[m][0]
+        out.add(m, t_sys.sys_scores[m], seg, t_sys.higher[m])
+        out.signatures[m] = t_sys.signatures[m]
+    return out
+
+
+def judged_table(corpus: DevCorpus, specs: list[str], ann: AnnotationOptions) -> ScoreTable:
+    """Segment scores at the judged rows only (for the annotated soft-matching metrics)."""
+    rows = corpus.seg_rows
+    judged = DevCorpus(corpus.lp, [[r[i] for _, i, _ in rows] for r in corpus.refs],
+                       {"J": [corpus.systems[s][i] for s, i, _ in rows]}, {"J": 0.0},
+                       [("J", k, h) for k, (_, _, h) in enumerate(rows)])
+    t, _ = build_table(judged, specs, ann)
+    return t
+
+
+def ci(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    return bootstrap_ci(pearson, x, y, n=N_BOOT, seed=SEED)
+
+
+def fmt(v: float, lo: float | None = None, hi: float | None = None) -> str:
+    if np.isnan(v):
+        return "–"
+    return f"{v:.3f}" + (f" [{lo:.3f}, {hi:.3f}]" if lo is not None and not np.isnan(lo) else "")
+
+
+def oriented(t: ScoreTable, name: str, combiner: object | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
+    if combiner is not None:
+        ms = combiner.metrics  # type: ignore[attr-defined]
+        sys_ = combiner.combine({m: t.sys_scores[m] for m in ms}, "sys")  # type: ignore
+        seg = combiner.combine({m: t.judged(t.seg_scores[m]) for m in ms}, "seg")  # type: ignore
+        return sys_, seg
+    s = 1.0 if t.higher[name] else -1.0
+    return s * t.sys_scores[name], s * t.judged(t.seg_scores[name])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default="/work/shared/data/wmt17_toen_da")
+    ap.add_argument("--sample", type=int, default=300)
+    ap.add_argument("--out", default="docs-draft/emb_results.md")
+    ap.add_argument("--cache", default="/work/cache-emb/ann.sqlite")
+    ap.add_argument("--no-soft", action="store_true")
+    args = ap.parse_args()
+    ann = AnnotationOptions(cache=args.cache, quiet=True)
+    t0 = time.time()
+    corpora = {lp: read_dev_corpus(Path(args.data) / lp) for lp in PAIRS}
+    tables = {lp: hybrid_table(c, TEXT + EMB, args.sample, ann) for lp, c in corpora.items()}
+    print(f"tables {time.time() - t0:.0f} s", flush=True)
+    lines = ["# Embedding metrics on WMT17 into-English DA (scripts/emb_results.py)", "",
+             f"Segment level: Pearson on the 560 judged rows of each pair (exact). System level: "
+             f"Pearson of corpus scores on a seeded sample of {args.sample} segments per pair "
+             "(every metric on the same sample; RESULTS.md's system figures use all segments). "
+             f"95% percentile bootstrap intervals, {N_BOOT} resamples, seed {SEED}.", ""]
+    data: dict[str, object] = {}
+
+    # 1. single metrics, all pairs
+    show = ["chrf", "bleu:max_order=4,smooth=exp", *EMB]
+    for level in ("seg", "sys"):
+        lines += [f"## {level}-level Pearson, every pair", "",
+                  "| metric | " + " | ".join(PAIRS) + " | avg |",
+                  "|---" * (len(PAIRS) + 2) + "|"]
+        for m in show:
+            vals = []
+            cells = []
+            for lp in PAIRS:
+                t = tables[lp]
+                sys_, seg = oriented(t, m)
+                v, lo, hi = ci(seg if level == "seg" else sys_,
+                               t.seg_human if level == "seg" else t.sys_human)
+                vals.append(v)
+                cells.append(fmt(v, lo, hi) if level == "seg" else fmt(v))
+                data[f"{level}/{m}/{lp}"] = [v, lo, hi]
+            data[f"{level}/{m}/avg"] = float(np.nanmean(vals))
+            lines.append(f"| {m} | " + " | ".join(cells) + f" | **{np.nanmean(vals):.3f}** |")
+        lines.append("")
+
+    # 2. soft matching (annotated, judged rows only)
+    if not args.no_soft:
+        lines += ["## Soft role-argument matching (segment Pearson, judged rows)", "",
+                  "| metric | " + " | ".join(PAIRS) + " | avg |", "|---" * (len(PAIRS) + 2) + "|"]
+        soft = {lp: judged_table(c, SOFT, ann) for lp, c in corpora.items()}
+        for m in SOFT:
+            vals = [pearson(soft[lp].seg_scores[m][0], soft[lp].seg_human) for lp in PAIRS]
+            data[f"seg/{m}/avg"] = float(np.nanmean(vals))
+            lines.append(f"| {m} | " + " | ".join(fmt(v) for v in vals)
+                         + f" | **{np.nanmean(vals):.3f}** |")
+        for lp in PAIRS:
+            c = compare_metrics(pearson, soft[lp].seg_scores["SR-Mrs(*)"][0],
+                                soft[lp].seg_scores["SR-Mr(*)"][0], soft[lp].seg_human,
+                                n=N_BOOT, seed=SEED)
+            data[f"soft-vs-hard/{lp}"] = [c.delta, c.low, c.high, c.p]
+        lines += ["", "SR-Mrs(*) - SR-Mr(*) (paired bootstrap): " + "; ".join(
+            f"{lp} {data[f'soft-vs-hard/{lp}'][0]:+.3f} [{data[f'soft-vs-hard/{lp}'][1]:+.3f}, "
+            f"{data[f'soft-vs-hard/{lp}'][2]:+.3f}]" for lp in PAIRS), ""]
+        print(f"soft {time.time() - t0:.0f} s", flush=True)
+
+    # 3. combinations selected on DEV, tested on TEST
+    dev = [tables[lp] for lp in DEV]
+    combos: dict[str, object] = {}
+    for obj, tag in (("seg_pearson", "seg"), ("sys_pearson", "sys")):
+        combos[f"ULC-{tag} (text)"] = hill_climb(dev, TEXT, obj)
+        combos[f"ULC-{tag} (text+emb)"] = hill_climb(dev, TEXT + EMB, obj)
+    def prov(specs: list[str]) -> dict[str, object]:  # as `mtstrata search` records it
+        return {"mtstrata": __version__, "dev": DEV, "sample": args.sample, "seed": SEED,
+                "signatures": {m: dev[0].signatures[m] for m in specs}}
+
+    for name in list(combos):
+        ms = combos[name]
+        combos[name] = dataclasses.replace(ms, provenance=prov(ms.metrics))  # type: ignore
+    combos["learned (text+emb)"] = fit_learned(dev, TEXT + EMB, provenance=prov(TEXT + EMB))
+    combos["learned (chrf+emb)"] = fit_learned(dev, ["chrf", *EMB], provenance=prov(["chrf", *EMB]))
+    lines += ["## Combinations selected on cs-en, de-en, fi-en, lv-en; tested on ru-en, tr-en, "
+              "zh-en", ""]
+    for name, cmb in combos.items():
+        desc = (format_weights(cmb) if name.startswith("learned")  # type: ignore[arg-type]
+                else format_trace(cmb))  # type: ignore[arg-type]
+        lines += [f"### {name}", "", "```", desc, "```", ""]
+    for level in ("seg", "sys"):
+        lines += [f"### Unseen pairs, {level} level: Pearson [95% CI] and difference to chrF "
+                  "[paired 95% CI]", "", "| metric | " + " | ".join(TEST) + " | avg |",
+                  "|---" * (len(TEST) + 2) + "|"]
+        for name in ["chrf", "EMB-F", *combos]:
+            cells, vals = [], []
+            for lp in TEST:
+                t = tables[lp]
+                x = oriented(t, name, combos.get(name))
+                c0 = oriented(t, "chrf")
+                k = 0 if level == "sys" else 1
+                h = t.sys_human if level == "sys" else t.seg_human
+                v, lo, hi = ci(x[k], h)
+                vals.append(v)
+                cell = fmt(v, lo, hi)
+                if name != "chrf":
+                    d = compare_metrics(pearson, x[k], c0[k], h, n=N_BOOT, seed=SEED)
+                    cell += f"; Δ {d.delta:+.3f} [{d.low:+.3f}, {d.high:+.3f}]"
+                    data[f"test/{level}/{name}/{lp}/vs-chrf"] = [d.delta, d.low, d.high, d.p]
+                data[f"test/{level}/{name}/{lp}"] = [v, lo, hi]
+                cells.append(cell)
+            data[f"test/{level}/{name}/avg"] = float(np.nanmean(vals))
+            lines.append(f"| {name} | " + " | ".join(cells) + f" | **{np.nanmean(vals):.3f}** |")
+        lines.append("")
+    lines.append(f"(computed in {time.time() - t0:.0f} s on a shared, oversubscribed 2-core "
+                 "machine)")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    Path(args.out).with_suffix(".json").write_text(json.dumps(data, indent=1))
+    for name, cmb in combos.items():
+        slug = name.replace(" ", "_").replace("(", "").replace(")", "").replace("+", "-")
+        cmb.save(Path(args.out).parent / f"set_{slug}.json")  # type: ignore[attr-defined]
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

