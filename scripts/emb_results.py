@@ -13,7 +13,7 @@ are quoted):
   embedding every output of the 7 pairs (~170k texts) did not fit the time on the shared
   2-core machine. The RESULTS.md system figures use all segments; these do not.
 
-Usage: python scripts/emb_results.py [--data DIR] [--sample 300] [--out docs-draft/emb_results.md]
+Usage: python scripts/emb_results.py [--data DIR] [--sample 300] [--out build/emb_results.md]
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default="/work/shared/data/wmt17_toen_da")
     ap.add_argument("--sample", type=int, default=300)
-    ap.add_argument("--out", default="docs-draft/emb_results.md")
+    ap.add_argument("--out", default="build/emb_results.md")
     ap.add_argument("--cache", default="/work/cache-emb/ann.sqlite")
     ap.add_argument("--no-soft", action="store_true")
     args = ap.parse_args()
