@@ -111,17 +111,9 @@ def model_dir(name: str = MODEL) -> Path:
     return path
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def verify(path: Path, info: ModelInfo) -> None:
     """Refuse weights whose sha256 is not the lock's."""
-    got = sha256_file(path / "model.safetensors")
+    got = lock.sha256_of(path / "model.safetensors")
     if got != info.weights_sha256:
         raise ModelError(
             f"{path / 'model.safetensors'} has sha256 {got}, but models.lock pins "
