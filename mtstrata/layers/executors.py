@@ -38,7 +38,7 @@ import signal
 import sys
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from mtstrata.cache import SegmentDecoder
@@ -158,33 +158,22 @@ def batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], exec
     distributed run may yield batches out of order); ``tick(k)`` is called as ``k`` more
     texts are annotated (every segment locally, every batch on Dask)."""
     kind, address = parse_executor(executor)
+    parts: Iterable[list[Segment]]
     if kind == "local" and workers > 1 and len(texts) > POOL_BATCH:
-        batch = []
-        for part in _pool_batches(annotator, texts, layers, workers):
-            if tick is not None:
-                tick(len(part))
-            batch.extend(part)
-            if len(batch) >= size:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
-        return
-    if kind == "local":
-        batch: list[Segment] = []
-        for seg in annotator.annotate(texts, layers):
-            batch.append(seg)
-            if tick is not None:
-                tick(1)
-            if len(batch) >= size:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
-        return
-    for batch in _dask_batches(annotator, list(texts), layers, address, size, workers):
+        parts = _pool_batches(annotator, texts, layers, workers)
+    elif kind == "local":
+        parts = ([seg] for seg in annotator.annotate(texts, layers))
+    else:
+        parts = _dask_batches(annotator, list(texts), layers, address, size, workers)
+    batch: list[Segment] = []
+    for part in parts:
         if tick is not None:
-            tick(len(batch))
+            tick(len(part))
+        batch.extend(part)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
         yield batch
 
 
