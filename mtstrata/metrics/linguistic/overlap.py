@@ -87,6 +87,19 @@ def best_reference(values: np.ndarray, valid: np.ndarray, pick: str = "max") -> 
     return np.argmax(v, axis=1) if pick == "max" else np.argmin(v, axis=1)
 
 
+def defined_mean(stats: np.ndarray) -> float:
+    """Corpus score of ``[sum of values, number of defined segments, ...]`` statistics: the
+    mean over the segments where the metric is defined (NaN if none is)."""
+    return float(stats[0] / stats[1]) if stats[1] > 0 else _NAN
+
+
+def defined_means(stats: np.ndarray) -> np.ndarray:
+    """Segment scores of rows of such statistics (NaN where undefined)."""
+    st = np.atleast_2d(stats)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(st[:, 1] > 0, st[:, 0] / np.where(st[:, 1] > 0, st[:, 1], 1), _NAN)
+
+
 @dataclass(frozen=True)
 class ElementOverlap(MetricBase):
     """Overlap / Matching of one element extractor (base of all the families).
@@ -187,12 +200,10 @@ class ElementOverlap(MetricBase):
         return out
 
     def score(self, stats: np.ndarray) -> float:
-        return float(stats[0] / stats[1]) if stats[1] > 0 else _NAN
+        return defined_mean(stats)
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
-        st = np.atleast_2d(stats)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(st[:, 1] > 0, st[:, 0] / np.where(st[:, 1] > 0, st[:, 1], 1), _NAN)
+        return defined_means(stats)
 
     def details(self, stats: np.ndarray) -> dict[str, float]:
         """Corpus-level micro P, R, F and (for ``(*)``) the value of every type seen."""

@@ -30,10 +30,8 @@ from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.embedding._common import EmbBase, Vectors
 from mtstrata.metrics.linguistic import extractors as ex
-from mtstrata.metrics.linguistic.overlap import Meas, measure
+from mtstrata.metrics.linguistic.overlap import Meas, defined_mean, defined_means, measure
 from mtstrata.segment import Layer, Segment
-
-_NAN = float("nan")
 
 
 def char_spans(text: str, forms: Sequence[str]) -> list[tuple[int, int] | None]:
@@ -146,12 +144,10 @@ class SRMrs(EmbBase):
         return out
 
     def score(self, stats: np.ndarray) -> float:
-        return float(stats[0] / stats[1]) if stats[1] > 0 else _NAN
+        return defined_mean(stats)
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
-        st = np.atleast_2d(stats)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(st[:, 1] > 0, st[:, 0] / np.where(st[:, 1] > 0, st[:, 1], 1), _NAN)
+        return defined_means(stats)
 
     def details(self, stats: np.ndarray) -> dict[str, float]:
         c = np.asarray(stats, dtype=float)
