@@ -58,6 +58,30 @@ def test_layer_tokens_vectors_and_float16():
     assert got[""].tokens == () and got[""].vectors.shape == (0, 384)
 
 
+def test_batch_and_padding_change_no_vector():
+    """A text embedded alone equals the same text in a padded batch of longer and shorter ones,
+    and a word split into several pieces gets the mean of its pieces' vectors."""
+    long = " ".join(SENTS)  # longer than the others: they are padded to its length
+    alone = {t: emb.embed_texts([t], cache=False)[t] for t in SENTS}
+    batch = emb.embed_texts([*SENTS, long, "unbelievably"], cache=False)
+    for t in SENTS:
+        np.testing.assert_allclose(batch[t].vectors.astype(float),
+                                   alone[t].vectors.astype(float), atol=2e-3)
+        np.testing.assert_allclose(batch[t].sentence.astype(float),
+                                   alone[t].sentence.astype(float), atol=2e-3)
+    enc = emb.encoder()
+    ids, words = enc.pieces([["unbelievably"]])[0]
+    assert words.count(0) > 1  # several word pieces for one word
+    import torch
+
+    with torch.inference_mode():
+        o = enc.model.forward({"input_ids": torch.tensor([ids]),
+                               "attention_mask": torch.ones(1, len(ids), dtype=torch.long),
+                               "token_type_ids": torch.zeros(1, len(ids), dtype=torch.long)})
+    want = o["token_embeddings"][0].numpy()[[i for i, w in enumerate(words) if w == 0]].mean(0)
+    np.testing.assert_allclose(batch["unbelievably"].vectors[0].astype(float), want, atol=2e-3)
+
+
 def test_cache_rerun_does_not_encode(monkeypatch):
     texts = SENTS[:2]
     first = emb.embed_texts(texts)
