@@ -16,6 +16,7 @@ import pkgutil
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Sequence
 
 from mtstrata._version import __version__
@@ -40,6 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def warn(message: str) -> None:
     print(f"mtstrata: warning: {message}", file=sys.stderr)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: object = None, line: str | None = None) -> None:
+    """The library's warnings on the command line: one ``mtstrata: warning:`` line each, not
+    Python's source-file form."""
+    warn(str(message))
 
 
 class _StderrHandler(logging.Handler):
@@ -67,9 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     _log_to_stderr()
     previous = _terminate_as_exception()
+    shown = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
         return _run(args)
     finally:
+        warnings.showwarning = shown
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

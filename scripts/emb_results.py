@@ -1,19 +1,23 @@
 """Results of the emb layer on WMT17 into-English DA: EMB metrics, SR-Mrs, and ULC / learned
 combinations with embedding members, selected on 4 pairs and tested on the 3 others.
 
-What is computed, and how it differs from scripts/make_results.py (say so wherever the figures
-are quoted):
+What is computed (say so wherever the figures are quoted):
 
-* **Segment level is exact**: every metric is computed on the judged rows (560 per pair), which
-  gives the same segment scores as a full table for every metric whose segment score does not
-  depend on other segments; NIST and EMB-F:idf=yes take their corpus weights from the judged
-  rows' references instead of all references.
-* **System level is on a sample**: corpus scores of every system on the same seeded sample of
-  ``--sample`` segments per pair (all metrics, chrF included, on the same sample), because
-  embedding every output of the 7 pairs (~170k texts) did not fit the time on the shared
-  2-core machine. The RESULTS.md system figures use all segments; these do not.
+* **Full tables first**: ``--full-tables`` names directories of score tables over every output
+  of every system (the ``.npz`` tables of ``mtstrata meta --tables``; round 2 made them with
+  ``mtstrata meta --data <the 7 pairs> -m <the 46 text candidates> EMB-F EMB-P EMB-R
+  EMB-F:idf=yes EMB-cos --tables DIR``). They are only read here. When they hold every
+  candidate on every pair, everything (single metrics, the selection, the tests) uses them:
+  system scores over all segments, segment scores at the judged rows, NIST and idf weights
+  from all references, as in RESULTS.md.
+* **Otherwise, a sample**: segment scores are computed at the judged rows (560 per pair; NIST
+  and EMB-F:idf=yes then take their corpus weights from the judged rows' references) and
+  system scores on a seeded sample of ``--sample`` segments per pair (every metric on the same
+  sample), and the selection runs on that; a figure that could still be read from the full
+  tables is, and the others are marked ``†``.
 
-Usage: python scripts/emb_results.py [--data DIR] [--sample 300] [--out build/emb_results.md]
+Usage: python scripts/emb_results.py [--data DIR] [--sample 300] [--full-tables DIR ...]
+       [--out build/emb_results.md]
 """
 
 from __future__ import annotations
@@ -31,7 +35,13 @@ from mtstrata.combine.data import DevCorpus, read_dev_corpus
 from mtstrata.combine.learned import fit_learned, format_weights
 from mtstrata.combine.search import format_trace, hill_climb
 from mtstrata.combine.stats import bootstrap_ci, compare_metrics, pearson
-from mtstrata.combine.table import LEXICAL_CANDIDATES, ScoreTable, build_table
+from mtstrata.combine.table import (
+    LEXICAL_CANDIDATES,
+    ScoreTable,
+    build_table,
+    load_table,
+    table_path,
+)
 from mtstrata.layers import AnnotationOptions
 
 SEED = 12345
@@ -83,6 +93,43 @@ def judged_table(corpus: DevCorpus, specs: list[str], ann: AnnotationOptions) ->
     return t
 
 
+def full_tables(data: Path, dirs: list[str]) -> dict[str, ScoreTable]:
+    """Per pair, the metrics of every table found in ``dirs`` (all segments), merged."""
+    out: dict[str, ScoreTable] = {}
+    for lp in PAIRS:
+        for d in dirs:
+            p = table_path(d, data / lp)
+            if not p.is_file():
+                continue
+            t = load_table(p)
+            if lp not in out:
+                out[lp] = t
+                continue
+            if t.systems != out[lp].systems:
+                raise SystemExit(f"{p}: other systems than the other tables of {lp}")
+            for m in t.metrics():
+                out[lp].add(m, t.sys_scores[m], t.seg_scores[m], t.higher[m])
+    return out
+
+
+#: the same metric under the spec the full tables key it by
+ALIAS = {"bleu:max_order=4,smooth=exp": "bleu"}
+
+
+def sys_level(full: dict[str, ScoreTable], t: ScoreTable, lp: str, name: str,
+              combiner: object | None = None) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(oriented system scores, human scores, on all segments?) of a metric or a set."""
+    f = full.get(lp)
+    need = combiner.metrics if combiner is not None else [name]  # type: ignore[attr-defined]
+    if f is not None and all(ALIAS.get(m, m) in f.sys_scores for m in need):
+        if combiner is not None:
+            return (combiner.combine({m: f.sys_scores[ALIAS.get(m, m)] for m in need},  # type: ignore
+                                     "sys"), f.sys_human, True)
+        key = ALIAS.get(name, name)
+        return (1.0 if f.higher[key] else -1.0) * f.sys_scores[key], f.sys_human, True
+    return oriented(t, name, combiner)[0], t.sys_human, False
+
+
 def ci(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     return bootstrap_ci(pearson, x, y, n=N_BOOT, seed=SEED)
 
@@ -111,17 +158,33 @@ def main() -> None:
     ap.add_argument("--out", default="build/emb_results.md")
     ap.add_argument("--cache", default="/work/cache-emb/ann.sqlite")
     ap.add_argument("--no-soft", action="store_true")
+    ap.add_argument("--full-tables", nargs="*", default=["/work/tables17-emb",
+                                                         "/work/tables17-ref"])
     args = ap.parse_args()
     ann = AnnotationOptions(cache=args.cache, quiet=True)
     t0 = time.time()
     corpora = {lp: read_dev_corpus(Path(args.data) / lp) for lp in PAIRS}
-    tables = {lp: hybrid_table(c, TEXT + EMB, args.sample, ann) for lp, c in corpora.items()}
+    full = full_tables(Path(args.data), args.full_tables)
+    complete = all(lp in full and all(m in full[lp].sys_scores for m in TEXT + EMB)
+                   for lp in PAIRS)
+    if complete:  # every candidate on all segments: the protocol of RESULTS.md throughout
+        tables = {lp: full[lp] for lp in PAIRS}
+        scope = ("System level: Pearson of corpus scores over all segments (every output of "
+                 "every system); the selection in section 3 runs on these tables too.")
+    else:
+        tables = {lp: hybrid_table(c, TEXT + EMB, args.sample, ann)
+                  for lp, c in corpora.items()}
+        for lp, f in full.items():
+            if f.systems != tables[lp].systems:
+                raise SystemExit(f"{lp}: the full tables list other systems")
+        scope = ("System level: Pearson of corpus scores over all segments (every output of "
+                 "every system), except where marked `†`: corpus scores on a seeded sample of "
+                 f"{args.sample} segments per pair (a metric or set with a member not computed "
+                 "on all segments; the selection in section 3 runs on the sample).")
     print(f"tables {time.time() - t0:.0f} s", flush=True)
     lines = ["# Embedding metrics on WMT17 into-English DA (scripts/emb_results.py)", "",
-             f"Segment level: Pearson on the 560 judged rows of each pair (exact). System level: "
-             f"Pearson of corpus scores on a seeded sample of {args.sample} segments per pair "
-             "(every metric on the same sample; RESULTS.md's system figures use all segments). "
-             f"95% percentile bootstrap intervals, {N_BOOT} resamples, seed {SEED}.", ""]
+             "Segment level: Pearson on the 560 judged rows of each pair. " + scope +
+             f" 95% percentile bootstrap intervals, {N_BOOT} resamples, seed {SEED}.", ""]
     data: dict[str, object] = {}
 
     # 1. single metrics, all pairs
@@ -135,11 +198,14 @@ def main() -> None:
             cells = []
             for lp in PAIRS:
                 t = tables[lp]
-                sys_, seg = oriented(t, m)
-                v, lo, hi = ci(seg if level == "seg" else sys_,
-                               t.seg_human if level == "seg" else t.sys_human)
+                if level == "seg":
+                    v, lo, hi = ci(oriented(t, m)[1], t.seg_human)
+                    cells.append(fmt(v, lo, hi))
+                else:
+                    x, h, whole = sys_level(full, t, lp, m)
+                    v, lo, hi = ci(x, h)
+                    cells.append(fmt(v) + ("" if whole else " †"))
                 vals.append(v)
-                cells.append(fmt(v, lo, hi) if level == "seg" else fmt(v))
                 data[f"{level}/{m}/{lp}"] = [v, lo, hi]
             data[f"{level}/{m}/avg"] = float(np.nanmean(vals))
             lines.append(f"| {m} | " + " | ".join(cells) + f" | **{np.nanmean(vals):.3f}** |")
@@ -172,7 +238,8 @@ def main() -> None:
         combos[f"ULC-{tag} (text)"] = hill_climb(dev, TEXT, obj)
         combos[f"ULC-{tag} (text+emb)"] = hill_climb(dev, TEXT + EMB, obj)
     def prov(specs: list[str]) -> dict[str, object]:  # as `mtstrata search` records it
-        return {"mtstrata": __version__, "dev": DEV, "sample": args.sample, "seed": SEED,
+        return {"mtstrata": __version__, "dev": DEV, "seed": SEED,
+                "sample": None if complete else args.sample,
                 "signatures": {m: dev[0].signatures[m] for m in specs}}
 
     for name in list(combos):
@@ -194,15 +261,21 @@ def main() -> None:
             cells, vals = [], []
             for lp in TEST:
                 t = tables[lp]
-                x = oriented(t, name, combos.get(name))
-                c0 = oriented(t, "chrf")
-                k = 0 if level == "sys" else 1
-                h = t.sys_human if level == "sys" else t.seg_human
-                v, lo, hi = ci(x[k], h)
+                whole = True
+                if level == "sys":
+                    x, h, whole = sys_level(full, t, lp, name, combos.get(name))
+                    c0, _, c_whole = sys_level(full, t, lp, "chrf")
+                    if whole != c_whole:  # compare on the same segments
+                        x, c0 = oriented(t, name, combos.get(name))[0], oriented(t, "chrf")[0]
+                        h, whole = t.sys_human, False
+                else:
+                    x, h = oriented(t, name, combos.get(name))[1], t.seg_human
+                    c0 = oriented(t, "chrf")[1]
+                v, lo, hi = ci(x, h)
                 vals.append(v)
-                cell = fmt(v, lo, hi)
+                cell = fmt(v, lo, hi) + ("" if whole else " †")
                 if name != "chrf":
-                    d = compare_metrics(pearson, x[k], c0[k], h, n=N_BOOT, seed=SEED)
+                    d = compare_metrics(pearson, x, c0, h, n=N_BOOT, seed=SEED)
                     cell += f"; Δ {d.delta:+.3f} [{d.low:+.3f}, {d.high:+.3f}]"
                     data[f"test/{level}/{name}/{lp}/vs-chrf"] = [d.delta, d.low, d.high, d.p]
                 data[f"test/{level}/{name}/{lp}"] = [v, lo, hi]

@@ -252,6 +252,24 @@ def test_damaged_table_file_is_recomputed(tmp_path):
     load_table(f)  # rewritten whole
 
 
+def test_cli_shows_library_warnings_as_one_line(tmp_path, capsys):
+    d = _corpus(tmp_path)
+    cached_table(d, ["wer"], tmp_path / "c")
+    f = next((tmp_path / "c").glob("*.npz"))
+    f.write_bytes(f.read_bytes()[:50])
+    import warnings
+
+    before = warnings.showwarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert main(["meta", "--data", str(d), "-m", "wer", "--tables", str(tmp_path / "c"),
+                     "--bootstrap", "0", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "mtstrata: warning: " in err and "recomputed" in err
+    assert "UserWarning" not in err and ".py:" not in err  # not Python's source-line form
+    assert warnings.showwarning is before  # restored after the command
+
+
 def test_corpus_edited_in_place_is_scored_again(tmp_path):
     # tables were keyed by directory names only: an output or a human score changed in place
     # was silently served from the old table

@@ -25,7 +25,8 @@ Vectors are cached in their own SQLite file (float16, one row per distinct text,
 ``sha256(model signature + NUL + text)``; ``embeddings.sqlite`` beside the run's annotation
 cache, or ``$MTSTRATA_EMB_CACHE``; ``--no-cache`` turns it off), written in transactions of
 one batch, so a killed run leaves only complete rows. Texts are encoded in batches sorted by
-word-piece count (padding costs time, never changes a vector); ``jobs`` (a scoring run's ``--jobs``) sets torch's number of threads.
+word-piece count (padding costs time, never changes a vector); ``jobs`` (a scoring run's
+``--jobs``) sets torch's number of threads.
 
 Importing this module imports neither torch nor transformers: they load on first encoding.
 """

@@ -1,0 +1,161 @@
+"""Regenerate the out-of-year section of RESULTS.md: every metric family on the 7 WMT19
+into-English DA pairs (system level; WMT19 has no segment judgments here), and every metric set
+selected on WMT17 applied to them frozen: a year, a test set, systems and (for gu-en, kk-en,
+lt-en) language pairs that no selection saw.
+
+Tables (the ``.npz`` tables ``mtstrata meta --tables`` keeps) are read from ``--tables`` and
+only missing metrics are computed (annotation: the spaCy model of models.lock and the learned
+role labeller, cached in ``--cache``; embeddings beside it). Computing them from scratch is
+what ``mtstrata meta --data <the 7 pairs> -m <the metrics below> --tables DIR`` does; the
+round-2 run split it into a text + linguistic job and an embedding job on one core each.
+
+The sets, all frozen (selection and normalisation on WMT17 only):
+
+* ``ULC`` and ``ULC-lex``: the sets shipped in the package (``-m ULC``);
+* ``ULC-ling-sys`` / ``ULC-ling-seg``: the round-2 search over text + linguistic candidates,
+  re-run here on the cached WMT17 tables exactly as ``scripts/results_linguistic.py`` does;
+* the sets with embedding members written by ``scripts/emb_results.py`` (``--emb-sets``,
+  ``set_*.json``); a set with a member not in the WMT19 tables is listed as not computed.
+
+WMT19 text is cased and detokenised, the WMT17 files lowercased and tokenised: the sets'
+normalisation meets scores of another regime (stated in the section). Written between
+``<!-- wmt19:begin -->`` and ``<!-- wmt19:end -->`` of ``--out`` (appended before the round-1
+coverage section if absent).
+
+Usage: python scripts/results_wmt19.py [--data DIR] [--tables DIR] [--cache FILE]
+       [--emb-sets DIR] [--ling-tables DIR] [--ref-tables DIR] [--out RESULTS.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+from make_results import DEV, LING, N_BOOT, SEED, corr_section, log
+from results_linguistic import REFERENCE
+from results_linguistic import tables as tables17
+
+from mtstrata.combine.report import metric_arrays
+from mtstrata.combine.search import hill_climb
+from mtstrata.combine.stats import bootstrap_ci, compare_metrics, pearson
+from mtstrata.combine.table import ScoreTable, cached_table
+from mtstrata.combine.ulc import Combiner, load_set
+from mtstrata.layers import AnnotationOptions
+
+BEGIN, END = "<!-- wmt19:begin -->", "<!-- wmt19:end -->"
+ROOT = Path(__file__).resolve().parent.parent
+PAIRS = ["de-en", "fi-en", "gu-en", "kk-en", "lt-en", "ru-en", "zh-en"]
+#: BLEU, chrF and the members of the text sets of ULC / ULC-lex and scripts/emb_results.py
+TEXT = ["bleu", "chrf", "chrf:char_order=2,beta=1", "chrf:char_order=3,beta=1", "wer",
+        "ROUGE-L", "ROUGE-W", "chrf:char_order=3", "chrf:char_order=4", "chrf:char_order=3,beta=3",
+        "wrr", "nist:max_order=1"]
+EMB = ["EMB-F", "EMB-P", "EMB-R", "EMB-F:idf=yes", "EMB-cos"]
+
+
+def sets_to_test(args: argparse.Namespace) -> tuple[dict[str, Combiner], list[str]]:
+    """The frozen sets, and lines saying how each was made."""
+    sets: dict[str, Combiner] = {}
+    how: list[str] = []
+    for name in ("ULC", "ULC-lex"):
+        sets[name], digest = load_set(ROOT / "mtstrata" / "data" / "sets" / f"{name}.json")
+        how.append(f"`{name}`: the bundled set (sha256 {digest[:12]}…), members "
+                   + ", ".join(f"`{m}`" for m in sets[name].metrics))
+    w17 = [Path(args.data, "wmt17_toen_da", lp) for lp in DEV]
+    dev = tables17(w17, args.ling_tables, args.ref_tables, AnnotationOptions(quiet=True),
+                   REFERENCE)
+    cands = [*REFERENCE, *LING]
+    for name, objective in (("ULC-ling-sys", "sys_pearson"), ("ULC-ling-seg", "seg_pearson")):
+        sets[name] = hill_climb(list(dev.values()), cands, objective)
+        how.append(f"`{name}`: {objective.replace('_', ' ')} search over {len(cands)} text + "
+                   "linguistic candidates on WMT17 " + ", ".join(DEV) + ", members "
+                   + ", ".join(f"`{m}`" for m in sets[name].metrics))
+    for path in sorted(Path(args.emb_sets).glob("set_*.json")):
+        combiner, digest = load_set(path)
+        name = path.stem.removeprefix("set_")
+        sets[name] = combiner
+        how.append(f"`{name}`: `scripts/emb_results.py` ({path.name}, sha256 {digest[:12]}…), "
+                   f"{len(combiner.metrics)} members")
+    return sets, how
+
+
+def set_section(sets: dict[str, Combiner], t19: dict[str, ScoreTable]) -> list[str]:
+    md = ["### Metric sets frozen on WMT17, system-level Pearson on WMT19", "",
+          f"Per pair: Pearson [95% bootstrap interval over systems] and Δ against chrF with its "
+          f"paired-bootstrap interval ({N_BOOT} resamples, seed {SEED}); `*`: one-sided "
+          "p < 0.05 (the set is better).", "",
+          "| set | " + " | ".join(t19) + " | avg | Δ vs chrF avg | better / worse than chrF "
+          "(p<0.05) |", "|---|" + "---|" * (len(t19) + 3)]
+    for name, combiner in sets.items():
+        missing = sorted({m for m in combiner.metrics for t in t19.values()
+                          if m not in t.sys_scores})
+        if missing:
+            md.append(f"| {name} | not computed: members {', '.join(missing)} are not in the "
+                      "WMT19 tables |" + " |" * (len(t19) + 2))
+            continue
+        cells, vals, deltas, better, worse = [], [], [], 0, 0
+        for t in t19.values():
+            arrays = metric_arrays(t, name, combiner)
+            v, lo, hi = bootstrap_ci(pearson, arrays[0], t.sys_human, n=N_BOOT, seed=SEED)
+            c = compare_metrics(pearson, arrays[0], metric_arrays(t, "chrf")[0], t.sys_human,
+                                n=N_BOOT, seed=SEED)
+            vals.append(v)
+            deltas.append(c.delta)
+            better += c.p < 0.05
+            worse += c.p > 0.95
+            cells.append(f"{v:.3f} [{lo:.2f}, {hi:.2f}]; Δ {c.delta:+.3f}"
+                         f"{'*' if c.p < 0.05 else ''}")
+        md.append(f"| {name} | " + " | ".join(cells) + f" | **{np.mean(vals):.3f}** | "
+                  f"{np.mean(deltas):+.3f} | {better} / {worse} of {len(t19)} |")
+    chrf = [pearson(metric_arrays(t, "chrf")[0], t.sys_human) for t in t19.values()]
+    md += ["| chrf (baseline) | " + " | ".join(f"{v:.3f}" for v in chrf)
+           + f" | **{np.mean(chrf):.3f}** | | |", ""]
+    return md
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default="/work/shared/data")
+    ap.add_argument("--tables", default="/work/tables19")
+    ap.add_argument("--cache", default="/work/cache-w19.sqlite")
+    ap.add_argument("--emb-sets", default=str(ROOT / "build"))
+    ap.add_argument("--ling-tables", default="/work/tables17-ling")
+    ap.add_argument("--ref-tables", default="/work/tables17-ref")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--out", default=str(ROOT / "RESULTS.md"))
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    options = AnnotationOptions(cache=args.cache, jobs=args.jobs, quiet=True)
+    metrics = [*TEXT, *LING, *EMB]
+    t19 = {lp: cached_table(Path(args.data, "wmt19_da_sys", lp), metrics, args.tables, options,
+                            on_compute=lambda lp, todo: log(f"{lp}: computing {len(todo)}"))
+           for lp in PAIRS}
+    sets, how = sets_to_test(args)
+    n_sys = sum(len(t.systems) for t in t19.values())
+    md = [BEGIN, "## Another year: WMT19 into-English, system level (round 2)", "",
+          f"Generated by `scripts/results_wmt19.py` on "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} ({time.perf_counter() - t0:.0f}"
+          f" s from cached tables). WMT19 DA system-level z-scores of the 7 into-English pairs "
+          f"({n_sys} systems; every output of every system scored, cased and detokenised text "
+          "as released). Nothing here was selected or tuned on WMT19: gu-en, kk-en and lt-en "
+          "are language pairs WMT17 does not have. The sets were selected and normalised on "
+          "WMT17's lowercased, tokenised text; here they meet raw text.", "",
+          "Sets tested:", "", *[f"* {h}" for h in how], ""]
+    md += corr_section("WMT19: every metric family", t19, metrics, seg=False)[2:]
+    md += set_section(sets, t19)
+    md.append(END)
+    out = Path(args.out)
+    text = out.read_text(encoding="utf-8")
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + "\n".join(md) + rest.split(END, 1)[1]
+    else:
+        anchor = "## Coverage (what is and is not here)"
+        text = text.replace(anchor, "\n".join(md) + "\n\n" + anchor, 1)
+    out.write_text(text, encoding="utf-8")
+    log(f"written {out}")
+
+
+if __name__ == "__main__":
+    main()
