@@ -17,7 +17,7 @@ What is computed (say so wherever the figures are quoted):
   tables is, and the others are marked ``†``.
 
 Usage: python scripts/emb_results.py [--data DIR] [--sample 300] [--full-tables DIR ...]
-       [--out build/emb_results.md]
+       [--out build/emb_results.md] [--results RESULTS.md]
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from mtstrata.combine.table import (
 from mtstrata.layers import AnnotationOptions
 
 SEED = 12345
+BEGIN, END = "<!-- emb:begin -->", "<!-- emb:end -->"
 N_BOOT = 1000
 PAIRS = ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"]
 DEV = ["cs-en", "de-en", "fi-en", "lv-en"]  # as scripts/make_results.py
@@ -158,6 +159,8 @@ def main() -> None:
     ap.add_argument("--out", default="build/emb_results.md")
     ap.add_argument("--cache", default="/work/cache-emb/ann.sqlite")
     ap.add_argument("--no-soft", action="store_true")
+    ap.add_argument("--results", help="also write the tables into this RESULTS.md, between "
+                    "the markers <!-- emb:begin --> and <!-- emb:end -->")
     ap.add_argument("--full-tables", nargs="*", default=["/work/tables17-emb",
                                                          "/work/tables17-ref"])
     args = ap.parse_args()
@@ -283,14 +286,22 @@ def main() -> None:
             data[f"test/{level}/{name}/avg"] = float(np.nanmean(vals))
             lines.append(f"| {name} | " + " | ".join(cells) + f" | **{np.nanmean(vals):.3f}** |")
         lines.append("")
-    lines.append(f"(computed in {time.time() - t0:.0f} s on a shared, oversubscribed 2-core "
-                 "machine)")
+    lines.append(f"(computed in {time.time() - t0:.0f} s on a shared 2-core machine)")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text("\n".join(lines) + "\n")
     Path(args.out).with_suffix(".json").write_text(json.dumps(data, indent=1))
     for name, cmb in combos.items():
         slug = name.replace(" ", "_").replace("(", "").replace(")", "").replace("+", "-")
         cmb.save(Path(args.out).parent / f"set_{slug}.json")  # type: ignore[attr-defined]
+    if args.results:  # the tables into RESULTS.md, between the markers (the rest untouched)
+        out = Path(args.results)
+        text = out.read_text(encoding="utf-8")
+        if BEGIN not in text or END not in text:
+            raise SystemExit(f"{out} has no {BEGIN} ... {END} markers to write between")
+        head, rest = text.split(BEGIN, 1)
+        body = [ln.replace("## ", "### ", 1) if ln.startswith("#") else ln for ln in lines[2:]]
+        out.write_text(head + "\n".join([BEGIN, *body, END]) + rest.split(END, 1)[1],
+                       encoding="utf-8")
     print("\n".join(lines))
 
 
