@@ -6,7 +6,7 @@ STAMP := $(VENV)/.mtstrata-installed
 # lexical metrics, then linguistic ones over the spaCy layers and the semantic-role labeller
 DEMO_METRICS ?= bleu bleu-sbp nist chrf chrf++ ter wer per wrr 4-GRR tBLEU METEOR-sy \
 	ROUGE-L ROUGE-W GTM-2 Ol 'SP-Op(*)' 'SP-Oc(*)' SP-pBLEU 'DP-Or(*)' DP-HWCM_r-4 DP-Ld \
-	'NE-Oe(*)' 'SR-Or(*)' 'SR-Mrv(*)' Bllip EMB-F EMB-cos ULC ULC-lex
+	'NE-Oe(*)' 'SR-Or(*)' 'SR-Mrv(*)' Bllip EMB-F EMB-cos ULC ULC-lex ULC-emb
 
 .PHONY: setup demo test setup-stanza bench lint wheelhouse
 

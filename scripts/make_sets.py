@@ -1,4 +1,5 @@
-"""Build the bundled metric sets ``mtstrata/data/sets/ULC.json`` and ``ULC-lex.json``.
+"""Build the bundled metric sets ``mtstrata/data/sets/ULC.json``, ``ULC-lex.json`` and
+``ULC-emb.json``.
 
 Both are selected with mtstrata's own hill climbing (:func:`mtstrata.combine.search.
 hill_climb`, forward-backward, scored on held-out language pairs) on the WMT17 into-English
@@ -48,6 +49,8 @@ LINGUISTIC_CANDIDATES = (
     "NE-Oe(*)", "NE-Oe(**)", "NE-Me(*)",
     "SR-Or(*)", "SR-Mr(*)", "SR-Orv(*)", "SR-Or",
 )
+#: the embedding metrics (the emb layer: the pinned all-MiniLM-L6-v2)
+EMB_CANDIDATES = ("EMB-F", "EMB-P", "EMB-R", "EMB-F:idf=yes", "EMB-cos")
 OBJECTIVE = "sys_pearson"
 MODE = "forward-backward"
 
@@ -135,6 +138,8 @@ def main() -> int:
     p.add_argument("--pairs", nargs="+", help="pairs of ULC-lex (default: every pair)")
     p.add_argument("--ling-pairs", nargs="+", default=["de-en", "cs-en", "fi-en"],
                    help="pairs scored with the linguistic candidates (ULC)")
+    p.add_argument("--emb-pairs", nargs="+", default=["cs-en", "de-en", "fi-en", "lv-en"],
+                   help="pairs of ULC-emb")
     p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
     p.add_argument("--tables", default=str(Path.home() / ".cache/mtstrata/tables"),
                    help="score-table cache directory")
@@ -164,6 +169,12 @@ def main() -> int:
               f"; selected on {len(ling)} of the {len(pairs)} WMT17 into-English pairs, the "
               "ones annotated in the time available (the dev pairs of RESULTS.md are cs, de, fi, "
               "lv)"))
+    if args.only in (None, "ULC-emb"):
+        emb = [d for d in pairs if d.name in args.emb_pairs]
+        build("ULC-emb", emb, (*TEXT_CANDIDATES, *EMB_CANDIDATES), args,
+              "text and embedding metrics (English targets: the emb layer's pinned "
+              "all-MiniLM-L6-v2); selected for system-level Pearson, and the best set here at "
+              "segment level too (RESULTS.md, embedding section: ULC-sys (text+emb))")
     return 0
 
 

@@ -242,7 +242,7 @@ def test_another_kind_of_set_plugs_in_through_load_set(made_set, monkeypatch, ca
         assert got[s] == pytest.approx(chrf[s] / 100.0)
 
 
-@pytest.mark.parametrize("name", ["ULC", "ULC-lex"])
+@pytest.mark.parametrize("name", ["ULC", "ULC-lex", "ULC-emb"])
 def test_bundled_sets_are_traceable_and_current(name):
     # built by scripts/make_sets.py on WMT17 into-English; building the metric checks every
     # member's signature against this installation

@@ -162,8 +162,8 @@ def read_set_file(path: str | os.PathLike[str]) -> tuple[bytes, dict[str, object
         raw = Path(path).read_bytes()
     except OSError as e:
         raise InputError(f"cannot read the metric set ({e.strerror}); pass a JSON file written "
-                         "by 'mtstrata search --out' (or a bundled set: -m ULC, -m ULC-lex).",
-                         str(path)) from None
+                         "by 'mtstrata search --out' (or a bundled set: -m ULC, -m ULC-lex, "
+                         "-m ULC-emb).", str(path)) from None
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError) as e:

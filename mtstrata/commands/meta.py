@@ -44,7 +44,8 @@ def expand_metrics(specs: list[str]) -> list[str]:
 
 
 def is_set_spec(spec: str) -> bool:
-    """``ulc:SET.json``, ``ULC`` or ``ULC-lex``: a metric set used as a metric."""
+    """``ulc:SET.json`` or a bundled set (``ULC``, ``ULC-lex``, ``ULC-emb``): a metric set used
+    as a metric."""
     from mtstrata.metrics.ulc import BUNDLED
 
     low = spec.strip().lower()

@@ -1,4 +1,5 @@
-"""A saved metric set (ULC) as a metric: ``-m ulc:SET.json``, ``-m ULC``, ``-m ULC-lex``.
+"""A saved metric set (ULC) as a metric: ``-m ulc:SET.json``, ``-m ULC``, ``-m ULC-lex``,
+``-m ULC-emb``.
 
 The members are built from the specs the set names; their statistics are computed side by
 side (the ULC's statistics are the members' columns, concatenated), so everything that works
@@ -23,8 +24,8 @@ version, another tokenizer) is refused, naming both signatures. The ULC's own si
 the set and the sha256 of its file: ``ULC|set:ULC-lex|sha256:...|version:0.1.0``.
 
 Bundled sets (``mtstrata/data/sets``, built by ``scripts/make_sets.py``; see each file's
-``provenance``): ``ULC`` (text and linguistic metrics, English targets) and ``ULC-lex`` (text
-metrics only).
+``provenance``): ``ULC`` (text and linguistic metrics, English targets), ``ULC-lex`` (text
+metrics only) and ``ULC-emb`` (text and embedding metrics, English targets).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from mtstrata.metrics.base import Metric, MetricBase
 from mtstrata.segment import Layer, Segment
 
 #: bundled sets: name -> file in mtstrata/data/sets
-BUNDLED = {"ULC": "ULC.json", "ULC-lex": "ULC-lex.json"}
+BUNDLED = {"ULC": "ULC.json", "ULC-lex": "ULC-lex.json", "ULC-emb": "ULC-emb.json"}
 SETS_DIR = Path(__file__).resolve().parent.parent / "data" / "sets"
 
 
@@ -61,7 +62,7 @@ class ULCMetric(MetricBase):
     """The combination of a saved metric set's members.
 
     Args:
-        set: a bundled set name (``ULC``, ``ULC-lex``) or the path of a set file.
+        set: a bundled set name (``ULC``, ``ULC-lex``, ``ULC-emb``) or the path of a set file.
         sha256: the expected sha256 of the set file (from a signature); empty: any. A file
             that changed since the signature was made is refused.
 
@@ -214,3 +215,11 @@ REGISTRY.add("ULC", ULCMetric, "uniform linear combination of the bundled set UL
              layers=("members' layers",))
 REGISTRY.add("ULC-lex", _ulc_lex, "uniform linear combination of the bundled set ULC-lex (text "
              "metrics only, any target language)")
+
+
+def _ulc_emb() -> ULCMetric:
+    return ULCMetric("ULC-emb")
+
+
+REGISTRY.add("ULC-emb", _ulc_emb, "uniform linear combination of the bundled set ULC-emb (text "
+             "and embedding metrics, English)", layers=("emb",))
