@@ -113,7 +113,8 @@ def cell(v: float, lo: float | None = None, hi: float | None = None) -> str:
 def corr_section(title: str, tables: dict[str, ScoreTable], metrics: list[str],
                  seg: bool = True) -> list[str]:
     """Per-pair system-level (and segment-level) Pearson, plus averages of every statistic."""
-    recs = {lp: table_records(t, metrics, n=0) for lp, t in tables.items()}
+    recs = {lp: table_records(t, [m for m in metrics if m in t.sys_scores], n=0)  # absent: –
+            for lp, t in tables.items()}
     val = {(lp, r.metric, r.level, r.statistic): r.value for lp, rs in recs.items() for r in rs}
     lps = list(tables)
     levels = [("sys", "pearson", "System-level Pearson r")]

@@ -22,7 +22,7 @@ from pathlib import Path
 from make_results import DEV, LING, N_BOOT, SEED, TEST, corr_section, heldout_section, log, verdict
 
 from mtstrata.combine.search import format_trace, hill_climb
-from mtstrata.combine.table import ScoreTable, cached_table
+from mtstrata.combine.table import ScoreTable, cached_table, load_table, table_path
 from mtstrata.layers import AnnotationOptions
 
 BEGIN, END = "<!-- round2:begin -->", "<!-- round2:end -->"
@@ -41,7 +41,12 @@ def tables(lp_dirs: list[Path], ling_dir: str, ref_dir: str, options: Annotation
         ling = cached_table(d, LING, ling_dir, options)
         apart = [m for m in reference if m == "ter" and ter_dir]
         ref = cached_table(d, [m for m in reference if m not in apart], ref_dir)
-        others = [ling, *(cached_table(d, apart, ter_dir) for _ in apart[:1])]
+        others = [ling]
+        ter_path = table_path(ter_dir, d) if apart else None
+        if ter_path is not None and ter_path.is_file():  # read, never computed here
+            others.append(load_table(ter_path))
+        elif ter_path is not None:
+            log(f"{d.name}: no TER table in {ter_dir}; TER is left out for this pair")
         for t in others:
             if t.systems != ref.systems:
                 raise SystemExit(f"{d}: the tables list different systems")
@@ -92,7 +97,8 @@ def main() -> None:
     ap.add_argument("--ref-tables", default="/work/tables17-ref")
     ap.add_argument("--ter", action="store_true", help="TER beside BLEU and chrF")
     ap.add_argument("--ter-tables", default="/work/tables17-ter",
-                    help="where TER's tables are (computed there if missing)")
+                    help="where TER's tables are (`mtstrata meta -m ter --tables DIR`); "
+                    "read only: a pair without one is shown without TER")
     ap.add_argument("--cache", help="annotation cache (default: mtstrata's)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "RESULTS.md"))
