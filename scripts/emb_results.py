@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from make_results import write_between
 
 from mtstrata._version import __version__
 from mtstrata.combine.data import DevCorpus, read_dev_corpus
@@ -294,14 +295,8 @@ def main() -> None:
         slug = name.replace(" ", "_").replace("(", "").replace(")", "").replace("+", "-")
         cmb.save(Path(args.out).parent / f"set_{slug}.json")  # type: ignore[attr-defined]
     if args.results:  # the tables into RESULTS.md, between the markers (the rest untouched)
-        out = Path(args.results)
-        text = out.read_text(encoding="utf-8")
-        if BEGIN not in text or END not in text:
-            raise SystemExit(f"{out} has no {BEGIN} ... {END} markers to write between")
-        head, rest = text.split(BEGIN, 1)
         body = [ln.replace("## ", "### ", 1) if ln.startswith("#") else ln for ln in lines[2:]]
-        out.write_text(head + "\n".join([BEGIN, *body, END]) + rest.split(END, 1)[1],
-                       encoding="utf-8")
+        write_between(Path(args.results), BEGIN, END, body, before=None)
     print("\n".join(lines))
 
 

@@ -98,6 +98,24 @@ def merge_ling(tables: dict[str, ScoreTable], ling_dir: str, lp_dirs: list[Path]
     return list(dict.fromkeys(found))
 
 
+def write_between(out: Path, begin: str, end: str, lines: list[str],
+                  before: str | None = "## Coverage (what is and is not here)") -> None:
+    """Put ``lines`` between the markers ``begin`` and ``end`` of the file ``out`` (markers
+    included, the rest of the file untouched); without the markers, insert them before the
+    heading ``before`` (None: the markers must be there)."""
+    text = out.read_text(encoding="utf-8")
+    block = "\n".join([begin, *lines, end])
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        text = head + block + rest.split(end, 1)[1]
+    elif before is not None and before in text:
+        text = text.replace(before, block + "\n\n" + before, 1)
+    else:
+        raise SystemExit(f"{out} has no {begin} ... {end} markers to write between")
+    out.write_text(text, encoding="utf-8")
+    log(f"written {out}")
+
+
 def _mean(vs: list[float]) -> float:
     """Mean over the defined values (nan if none)."""
     ok = [v for v in vs if not np.isnan(v)]
