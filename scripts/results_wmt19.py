@@ -11,7 +11,7 @@ round-2 run split it into a text + linguistic job and an embedding job on one co
 
 The sets, all frozen (selection and normalisation on WMT17 only):
 
-* ``ULC`` and ``ULC-lex``: the sets shipped in the package (``-m ULC``);
+* ``ULC``, ``ULC-lex`` and ``ULC-emb``: the sets shipped in the package (``-m ULC``);
 * ``ULC-ling-sys`` / ``ULC-ling-seg``: the round-2 search over text + linguistic candidates,
   re-run here on the cached WMT17 tables exactly as ``scripts/results_linguistic.py`` does;
 * the sets with embedding members written by ``scripts/emb_results.py`` (``--emb-sets``,
@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from emb_results import TEXT as EMB_TEXT
 from make_results import DEV, LING, N_BOOT, SEED, corr_section, log, write_between
 from results_linguistic import REFERENCE
 from results_linguistic import tables as tables17
@@ -47,18 +48,20 @@ from mtstrata.layers import AnnotationOptions
 BEGIN, END = "<!-- wmt19:begin -->", "<!-- wmt19:end -->"
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = ["de-en", "fi-en", "gu-en", "kk-en", "lt-en", "ru-en", "zh-en"]
-#: BLEU, chrF and the members of the text sets of ULC / ULC-lex and scripts/emb_results.py
-TEXT = ["bleu", "chrf", "chrf:char_order=2,beta=1", "chrf:char_order=3,beta=1", "wer",
-        "ROUGE-L", "ROUGE-W", "chrf:char_order=3", "chrf:char_order=4", "chrf:char_order=3,beta=3",
-        "wrr", "nist:max_order=1"]
+#: BLEU, chrF, the text members of the bundled sets, and every text candidate of
+#: scripts/emb_results.py (its learned set has them all as members)
+TEXT = list(dict.fromkeys(["bleu", "chrf", "wer", "ROUGE-L", "ROUGE-W", *EMB_TEXT]))
 EMB = ["EMB-F", "EMB-P", "EMB-R", "EMB-F:idf=yes", "EMB-cos"]
+#: the rows of the per-metric table (the other text candidates are there for the sets)
+SHOW = ["bleu", "chrf", "chrf:char_order=2,beta=1", "chrf:char_order=3,beta=1", "wer", "ROUGE-L",
+        "ROUGE-W", "grr:order=2", *LING, *EMB]
 
 
 def sets_to_test(args: argparse.Namespace) -> tuple[dict[str, Combiner], list[str]]:
     """The frozen sets, and lines saying how each was made."""
     sets: dict[str, Combiner] = {}
     how: list[str] = []
-    for name in ("ULC", "ULC-lex"):
+    for name in ("ULC", "ULC-lex", "ULC-emb"):
         sets[name], digest = load_set(ROOT / "mtstrata" / "data" / "sets" / f"{name}.json")
         how.append(f"`{name}`: the bundled set (sha256 {digest[:12]}…), members "
                    + ", ".join(f"`{m}`" for m in sets[name].metrics))
@@ -91,8 +94,9 @@ def set_section(sets: dict[str, Combiner], t19: dict[str, ScoreTable]) -> list[s
         missing = sorted({m for m in combiner.metrics for t in t19.values()
                           if m not in t.sys_scores})
         if missing:
-            md.append(f"| {name} | not computed: members {', '.join(missing)} are not in the "
-                      "WMT19 tables |" + " |" * (len(t19) + 2))
+            md.append(f"| {name} | not computed: {len(missing)} member(s) ("
+                      f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}) not in "
+                      "the WMT19 tables |" + " |" * (len(t19) + 2))
             continue
         cells, vals, deltas, better, worse = [], [], [], 0, 0
         for t in t19.values():
@@ -142,7 +146,7 @@ def main() -> None:
           "are language pairs WMT17 does not have. The sets were selected and normalised on "
           "WMT17's lowercased, tokenised text; here they meet raw text.", "",
           "Sets tested:", "", *[f"* {h}" for h in how], ""]
-    md += corr_section("WMT19: every metric family", t19, metrics, seg=False)[2:]
+    md += corr_section("WMT19: every metric family", t19, SHOW, seg=False)[2:]
     md += set_section(sets, t19)
     write_between(Path(args.out), BEGIN, END, md)
 
