@@ -173,8 +173,8 @@ def main() -> int:
         emb = [d for d in pairs if d.name in args.emb_pairs]
         build("ULC-emb", emb, (*TEXT_CANDIDATES, *EMB_CANDIDATES), args,
               "text and embedding metrics (English targets: the emb layer's pinned "
-              "all-MiniLM-L6-v2); selected for system-level Pearson, and the best set here at "
-              "segment level too (RESULTS.md, embedding section: ULC-sys (text+emb))")
+              "all-MiniLM-L6-v2), selected for system-level Pearson (RESULTS.md, embedding "
+              "section: the same set as ULC-sys (text+emb))")
     return 0
 
 
