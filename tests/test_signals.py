@@ -49,7 +49,10 @@ def _start(tmp_path: Path, n: int = 6000) -> tuple[subprocess.Popen[str], list[p
     p = subprocess.Popen(
         [sys.executable, "-m", "mtstrata", "score", "-r", str(ref), "-i", str(hyp), "-m",
          "DP-Or(*)", "--jobs", "2", "--cache", str(tmp_path / "c.sqlite")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        # a shell that starts the tests in the background passes SIGINT down as ignored, and
+        # Python then keeps ignoring it: give the run the default a terminal user has
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     parent = psutil.Process(p.pid)
     deadline = time.time() + 120
     while time.time() < deadline:
