@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -104,14 +103,9 @@ class LearnedSet:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the set as JSON (temporary file renamed into place)."""
         p = Path(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self.to_dict(), f, indent=1, allow_nan=False)
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        from mtstrata.commands._output import atomic_write
+
+        atomic_write(p, json.dumps(self.to_dict(), indent=1, allow_nan=False))
 
 
 def load_set(data: Mapping[str, Any], path: str) -> LearnedSet:

@@ -14,7 +14,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -128,14 +127,9 @@ class MetricSet:
         data = {"ulc": [asdict(n) for n in self.norms],
                 "ulc_sys": [asdict(n) for n in self.sys_norms],
                 "provenance": dict(self.provenance), "trace": [_strict(t) for t in self.trace]}
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=1, allow_nan=False)
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        from mtstrata.commands._output import atomic_write
+
+        atomic_write(p, json.dumps(data, indent=1, allow_nan=False))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MetricSet:

@@ -61,15 +61,24 @@ def tsv(header: list[str], rows: list[list[Any]]) -> str:
 
 
 def atomic_write(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file renamed into place."""
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file renamed into place (mode
+    0644); a failure leaves the previous file intact and raises an OSError naming ``path``,
+    not the temporary file."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, p)
+    except OSError as e:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        raise OSError(e.errno, e.strerror, str(p)) from None
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
         raise
     return p

@@ -13,7 +13,6 @@ import base64
 import gzip
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -72,19 +71,12 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
 
 def write_html(data: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
     """Write the page (to a temporary file renamed into place)."""
+    from mtstrata.commands._output import atomic_write
+
     p = check_writable(path)
     page = render(data)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, p)
+        return atomic_write(p, page)
     except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
         raise InputError(f"cannot write the report ({e.strerror}); free space or choose "
                          "another --out.", str(p)) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return p
