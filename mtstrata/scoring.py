@@ -8,7 +8,7 @@ sentence scores, details and everything in :mod:`mtstrata.combine` derive.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from mtstrata import progress
 from mtstrata import signature as _sig
 from mtstrata.errors import ConfigError, InputError
 from mtstrata.layers import AnnotationOptions, annotate_texts, plan_run
+from mtstrata.layers.executors import forked_map, parse_executor
 from mtstrata.metrics.base import Metric, Score
 from mtstrata.metrics.prepared import Prepared
 from mtstrata.segment import Layer, Segment
@@ -141,9 +142,47 @@ def compute(
             # what produced this metric's own layers, whatever else the run needed
             facts["ann"] = the_plan.signature(m.requires)
         run.signatures.append(_sig.add_run_facts(m.signature(), **facts))
-    for name, hyps in progress.track(systems.items(), "scoring", unit="system"):
-        hyp_segs = Prepared([segs[h] for h in hyps], annotation)
-        for i, m in enumerate(metrics):
-            stats = m.stats_batch(hyp_segs, ref_segs)
+    todo = _system_stats(systems, segs, ref_segs, metrics, annotation)
+    for name, per_metric in progress.track(todo, "scoring", len(systems), unit="system"):
+        for i, stats in enumerate(per_metric):
             run.stats[(name, i)] = stats if reduce is None else reduce(i, stats)
     return run
+
+
+#: what forked scoring workers read (set by the parent just before they fork)
+_SHARED: dict[str, Any] = {}
+
+
+def _one_system(name: str) -> tuple[str, list[np.ndarray]]:
+    """Every metric's statistics of one system (in this process or a forked worker)."""
+    segs, refs, metrics, options = (_SHARED[k] for k in ("segs", "refs", "metrics", "options"))
+    hyp_segs = Prepared([segs[h] for h in _SHARED["systems"][name]], options)
+    return name, [m.stats_batch(hyp_segs, refs) for m in metrics]
+
+
+def _system_stats(systems: Mapping[str, Sequence[str]], segs: dict[str, Segment],
+                  ref_segs: Prepared, metrics: Sequence[Metric],
+                  options: AnnotationOptions | None) -> Iterator[tuple[str, list[np.ndarray]]]:
+    """``(system, statistics of each metric)``, in the systems' order.
+
+    With ``--jobs N`` (N > 1, the local executor) the systems after the first are scored by N
+    forked worker processes, each reading the run's segments and the reference state the first
+    system built here (so it is built once). Not when a metric runs a model of its own (the
+    embedding metrics: torch's thread pools do not survive a fork, and each worker would load
+    the model): those runs score in this process.
+    """
+    jobs = options.jobs if options is not None else 1
+    forked = (jobs > 1 and len(systems) > 2 and options is not None
+              and parse_executor(options.executor)[0] == "local"
+              and not any(getattr(m, "runs_model", False) for m in metrics))
+    _SHARED.update(segs=segs, refs=ref_segs, metrics=metrics, options=options, systems=systems)
+    try:
+        names = iter(systems)
+        if forked:
+            yield _one_system(next(names))  # builds the reference state once, before forking
+            yield from forked_map(_one_system, names, jobs, "scoring")
+        else:
+            for name in names:
+                yield _one_system(name)
+    finally:
+        _SHARED.clear()

@@ -1,5 +1,5 @@
 """Annotation on a Dask LocalCluster: same segments as a local run; a worker killed mid-run
-loses nothing and writes nothing twice."""
+loses nothing and writes nothing twice. Roles are labelled in the workers."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 
 from mtstrata.errors import ConfigError
 from mtstrata.layers import AnnotationOptions, annotate_texts
-from mtstrata.layers.executors import parse_executor
-from mtstrata.segment import Layer, Segment
+from mtstrata.layers.executors import batches, parse_executor
+from mtstrata.segment import Frame, Layer, Segment
 
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is in requirements")
 
@@ -70,6 +70,42 @@ def test_parse_executor():
     for bad in ("ray", "local:x", "dusk"):
         with pytest.raises(ConfigError, match="executor"):
             parse_executor(bad)
+
+
+class PidLabeller:
+    """A model-free role labeller that notes which process labelled (one line per batch)."""
+
+    name = "pid"
+    version = "1"
+
+    def __init__(self, log: str):
+        self.log = log
+
+    def __repr__(self) -> str:
+        return f"PidLabeller({self.log!r})"
+
+    def label(self, segs):
+        with open(self.log, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return [(Frame(0),) if s.tokens else () for s in segs]
+
+
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_roles_are_labelled_in_the_workers(slow, tmp_path, executor):
+    log = tmp_path / "pids"
+    got = [seg for batch in batches(SlowTagger(), TEXTS, frozenset({Layer.POS}), executor, 100,
+                                    workers=2, labeller=PidLabeller(str(log)))
+           for seg in batch]
+    assert sorted(s.text for s in got) == sorted(TEXTS)
+    assert all(s.frames == (Frame(0),) and Layer.SRL in s.layers for s in got)
+    pids = set(log.read_text().split())
+    assert pids and str(os.getpid()) not in pids  # labelled by the workers, not the driver
+    # one process: labelled here, batch by batch, the same frames
+    here = [seg for batch in batches(SlowTagger(), TEXTS, frozenset({Layer.POS}), "local", 100,
+                                     labeller=PidLabeller(str(tmp_path / "here")))
+            for seg in batch]
+    assert sorted(here, key=lambda s: s.text) == sorted(got, key=lambda s: s.text)
+    assert set((tmp_path / "here").read_text().split()) == {str(os.getpid())}
 
 
 def test_dask_equals_local_and_survives_a_killed_worker(slow, tmp_path):

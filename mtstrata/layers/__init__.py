@@ -21,7 +21,6 @@ from mtstrata.layers.base import (
     Annotator,
     Labeller,
     Plan,
-    add_frames,
     create_annotator,
     plan,
 )
@@ -90,18 +89,18 @@ def annotate_texts(
         todo = [t for t in distinct if t not in out]
 
         def flush(batch: list[Segment]) -> None:
-            done = add_frames(batch, todo_plan.labeller) if todo_plan.labeller else batch
-            for seg in done:
+            for seg in batch:
                 out[seg.text] = seg
             if cache is not None:
-                cache.put_many(sig, done)
+                cache.put_many(sig, batch)
 
         # no texts left: never load the model (a warm run costs only the cache lookup)
         if todo:
             with progress.bar("annotating", total=len(todo), unit="seg", quiet=options.quiet,
                               min_total=PROGRESS_MIN) as bar:
                 for batch in batches(todo_plan.annotator, todo, todo_plan.backend_layers,
-                                     options.executor, BATCH_WRITE, options.jobs, bar.update):
+                                     options.executor, BATCH_WRITE, options.jobs, bar.update,
+                                     todo_plan.labeller):
                     flush(batch)
     finally:
         if cache is not None:

@@ -23,10 +23,12 @@ parent dies (``PR_SET_PDEATHSIG``: a parent killed with SIGKILL leaves no worker
 a worker that dies (out of memory, killed) ends the run with a clear error; every batch
 finished before it is already in the cache.
 
-Each worker loads the annotator's model once (kept per worker process, keyed by the annotator's
-configuration) and returns each batch as JSON segments; the driver decodes them and is the only
-writer of the annotation cache (sqlite keeps one writer). A batch whose worker dies is run again
-on another worker (``retries``); results are keyed by batch, so nothing is lost or written twice.
+Each worker loads the annotator's model (and the role labeller's) once (kept per worker process,
+keyed by their configuration), annotates a batch, labels its roles (so the labeller runs in
+parallel too, not in the driver) and returns the batch as JSON segments; the driver decodes
+them and is the only writer of the annotation cache (sqlite keeps one writer). A batch whose
+worker dies is run again on another worker (``retries``); results are keyed by batch, so
+nothing is lost or written twice.
 """
 
 from __future__ import annotations
@@ -39,13 +41,14 @@ import sys
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from mtstrata.cache import SegmentDecoder
 from mtstrata.errors import ConfigError, ModelError
 from mtstrata.segment import Layer, Segment
 
 LOG = logging.getLogger("mtstrata")
+T = TypeVar("T")
 #: models loaded in this (worker) process, by annotator configuration
 _LOADED: dict[str, Any] = {}
 
@@ -67,11 +70,20 @@ def parse_executor(spec: str) -> tuple[str, str | None]:
     return kind, address or None
 
 
-def _annotate_batch(annotator: Any, layers: frozenset[Layer], texts: list[str]) -> list[str]:
-    """Run on a worker: annotate one batch with this process's copy of the annotator."""
-    key = repr(annotator)
-    mine = _LOADED.setdefault(key, annotator)  # the first copy keeps its loaded model
-    return [seg.to_json() for seg in mine.annotate(texts, layers)]
+def _label(segs: list[Segment], labeller: Any) -> list[Segment]:
+    if labeller is None:
+        return segs
+    from mtstrata.layers.base import add_frames
+
+    return add_frames(segs, labeller)
+
+
+def _annotate_batch(annotator: Any, labeller: Any, layers: frozenset[Layer], texts: list[str]
+                    ) -> list[str]:
+    """Run on a worker: annotate (and label) one batch with this process's copies of the
+    annotator and the labeller."""
+    mine, lab = _LOADED.setdefault(repr((annotator, labeller)), (annotator, labeller))
+    return [seg.to_json() for seg in _label(list(mine.annotate(texts, layers)), lab)]
 
 
 MAX_JOBS = max(4, 2 * (os.cpu_count() or 1))  # more workers than this only add memory
@@ -90,56 +102,80 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _pool_init(annotator: Any, parent: int) -> None:
-    """Run once in each pool worker: the parent handles ^C; the worker keeps one copy of the
-    annotator (and so loads its model once)."""
+def _pool_init(parent: int, initializer: Callable[..., object] | None, initargs: tuple) -> None:
+    """Run once in each pool worker: the parent handles ^C; SIGTERM (from PR_SET_PDEATHSIG
+    too) simply ends the process; then the caller's ``initializer``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # a forked worker inherits the parent's Python handler for SIGTERM (which raises, to clean
-    # up): here SIGTERM, from PR_SET_PDEATHSIG too, must simply end the process
+    # up): here SIGTERM must simply end the process
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent(parent)
-    _LOADED["pool"] = annotator
+    if initializer is not None:
+        initializer(*initargs)
 
 
-def _pool_batch(layers: frozenset[Layer], texts: list[str]) -> list[str]:
-    return [seg.to_json() for seg in _LOADED["pool"].annotate(texts, layers)]
-
-
-def _pool_batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], workers: int
-                  ) -> Iterator[list[Segment]]:
-    """Segments of ``texts`` annotated by ``workers`` processes, in order, a task at a time;
-    at most two tasks per worker are in flight, so memory does not grow with the input."""
+def forked_map(fn: Callable[[Any], T], items: Iterable[Any], workers: int, what: str,
+               initializer: Callable[..., object] | None = None, initargs: tuple = ()
+               ) -> Iterator[T]:
+    """``fn(item)`` for each item, in order, computed by ``workers`` processes of this machine
+    (forked where the platform can: they see this process's memory as it is now), with at most
+    two tasks per worker in flight, so memory does not grow with the number of items. A worker
+    that dies ends the run with a clear error naming ``what`` they were doing."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    decode = SegmentDecoder()
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
-                               initializer=_pool_init, initargs=(annotator, os.getpid()))
+                               initializer=_pool_init,
+                               initargs=(os.getpid(), initializer, initargs))
     done = False
     try:
-        starts = iter(range(0, len(texts), POOL_BATCH))
+        todo = iter(items)
         inflight: deque[Any] = deque()
-        for i in starts:
-            inflight.append(pool.submit(_pool_batch, layers, list(texts[i:i + POOL_BATCH])))
+        for item in todo:
+            inflight.append(pool.submit(fn, item))
             if len(inflight) >= 2 * workers:
                 break
         while inflight:
-            payloads = inflight.popleft().result()
-            i = next(starts, None)
-            if i is not None:
-                inflight.append(pool.submit(_pool_batch, layers, list(texts[i:i + POOL_BATCH])))
-            yield [decode(p) for p in payloads]
+            result = inflight.popleft().result()
+            item = next(todo, _END)
+            if item is not _END:
+                inflight.append(pool.submit(fn, item))
+            yield result
         done = True
     except BrokenProcessPool:
-        raise ModelError(f"an annotation worker process died (killed, or out of memory: each "
-                         f"of the {workers} workers holds its own model). Run again with fewer "
-                         "--jobs; the texts annotated so far are in the cache.") from None
+        raise ModelError(f"a worker process died while {what} (killed, or out of memory: each "
+                         f"of the {workers} workers holds its own copy). Run again with fewer "
+                         "--jobs.") from None
     finally:
         if not done:  # interrupted or failed: stop the workers now, not after their tasks
             _terminate(pool)
         pool.shutdown(wait=done, cancel_futures=not done)
+
+
+_END = object()
+
+
+def _pool_load(annotator: Any, labeller: Any) -> None:
+    _LOADED["pool"] = (annotator, labeller)  # each worker loads the models once, on first use
+
+
+def _pool_batch(job: tuple[frozenset[Layer], list[str]]) -> list[str]:
+    layers, texts = job
+    annotator, labeller = _LOADED["pool"]
+    return [seg.to_json() for seg in _label(list(annotator.annotate(texts, layers)), labeller)]
+
+
+def _pool_batches(annotator: Any, labeller: Any, texts: Sequence[str], layers: frozenset[Layer],
+                  workers: int) -> Iterator[list[Segment]]:
+    """Segments of ``texts`` annotated by ``workers`` processes, in order, a task at a time
+    (the texts annotated before a worker dies are in the cache)."""
+    decode = SegmentDecoder()
+    jobs = ((layers, list(texts[i:i + POOL_BATCH])) for i in range(0, len(texts), POOL_BATCH))
+    for payloads in forked_map(_pool_batch, jobs, workers, "annotating (the texts annotated "
+                               "so far are in the cache)", _pool_load, (annotator, labeller)):
+        yield [decode(p) for p in payloads]
 
 
 def _terminate(pool: Any) -> None:
@@ -152,32 +188,35 @@ def _terminate(pool: Any) -> None:
 
 
 def batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], executor: str,
-            size: int, workers: int = 1, tick: Callable[[int], object] | None = None
-            ) -> Iterator[list[Segment]]:
+            size: int, workers: int = 1, tick: Callable[[int], object] | None = None,
+            labeller: Any = None) -> Iterator[list[Segment]]:
     """Annotated segments of ``texts`` in batches of up to ``size``, as they are done (a
-    distributed run may yield batches out of order); ``tick(k)`` is called as ``k`` more
-    texts are annotated (every segment locally, every batch on Dask)."""
+    distributed run may yield batches out of order), with the ``labeller``'s frames when one
+    is given (labelled where they are annotated: in the workers when there are workers);
+    ``tick(k)`` is called as ``k`` more texts are annotated (every segment in this process,
+    every batch otherwise)."""
     kind, address = parse_executor(executor)
     parts: Iterable[list[Segment]]
-    if kind == "local" and workers > 1 and len(texts) > POOL_BATCH:
-        parts = _pool_batches(annotator, texts, layers, workers)
-    elif kind == "local":
+    here = kind == "local" and not (workers > 1 and len(texts) > POOL_BATCH)
+    if not here and kind == "local":
+        parts = _pool_batches(annotator, labeller, texts, layers, workers)
+    elif here:
         parts = ([seg] for seg in annotator.annotate(texts, layers))
     else:
-        parts = _dask_batches(annotator, list(texts), layers, address, size, workers)
+        parts = _dask_batches(annotator, labeller, list(texts), layers, address, size, workers)
     batch: list[Segment] = []
     for part in parts:
         if tick is not None:
             tick(len(part))
         batch.extend(part)
         if len(batch) >= size:
-            yield batch
+            yield _label(batch, labeller) if here else batch
             batch = []
     if batch:
-        yield batch
+        yield _label(batch, labeller) if here else batch
 
 
-def _dask_batches(annotator: Any, texts: list[str], layers: frozenset[Layer],
+def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: frozenset[Layer],
                   address: str | None, size: int, workers: int) -> Iterator[list[Segment]]:
     try:
         from distributed import Client, LocalCluster, as_completed
@@ -201,7 +240,7 @@ def _dask_batches(annotator: Any, texts: list[str], layers: frozenset[Layer],
     size = max(50, min(size, -(-len(texts) // (8 * max(workers, 1)))))
     decode = SegmentDecoder()
     try:
-        futures = {client.submit(_annotate_batch, annotator, layers, texts[i:i + size],
+        futures = {client.submit(_annotate_batch, annotator, labeller, layers, texts[i:i + size],
                                  key=f"mtstrata-annotate-{run}-{i}", retries=3, pure=False): i
                    for i in range(0, len(texts), size)}
         LOG.debug("annotation: %d batches on %s", len(futures), client.scheduler_info()["address"])

@@ -68,6 +68,9 @@ class MetricBase:
     #: the longest segment (in words) the metric accepts: alignment-based metrics take time or
     #: memory growing with the square of the length, so a runaway line is refused up front
     max_words: ClassVar[int | None] = None
+    #: whether the metric runs a model of its own while scoring (the embedding metrics): such a
+    #: run is scored in one process (see ``mtstrata.scoring``)
+    runs_model: ClassVar[bool] = False
     #: libraries whose code computes the numbers (their versions go into the signature)
     libraries: ClassVar[tuple[str, ...]] = ()
     #: label schemes the metric's element inventories are written for (checked by the plan)

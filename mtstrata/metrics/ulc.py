@@ -105,6 +105,7 @@ class ULCMetric(MetricBase):
         put(self, "schemes", schemes)
         limits = [w for m in members if (w := getattr(m, "max_words", None))]
         put(self, "max_words", min(limits) if limits else None)
+        put(self, "runs_model", any(getattr(m, "runs_model", False) for m in members))
         put(self, "corpus_dependent", any(getattr(m, "corpus_dependent", False)
                                           for m in members))
         put(self, "identity_depends_on_length",

@@ -51,6 +51,7 @@ class EmbBase(MetricBase):
     jobs: int = field(default=0, compare=False)
 
     signature_exclude = frozenset({"jobs"})
+    runs_model = True  # the encoder (torch)
     # library versions go into signatures once mtstrata.signature knows them as run facts
     libraries = tuple(lib for lib in ("sentence-transformers", "transformers", "torch")
                       if lib in _sig.RUN_KEYS)
