@@ -14,14 +14,23 @@ An untimed warm-up (spaCy import, 200 texts) comes first; model loading is insid
 region of 1 and 2 alike. Bars (issue 3): cold throughput
 >= 0.9 x bare; warm >= 20 x faster than cold; peak RSS < 1.5 GB. Prints every figure.
 
+``--whole`` (with ``--jobs N``) times instead what a user runs, as whole processes (start-up,
+imports, cluster start and model loads included on both sides): ``mtstrata annotate`` of the
+pair's files with one process, then with ``--executor E --jobs N``, each with an empty cache.
+In the default (in-process) comparison the one-process run finds spaCy already imported by the
+warm-up, while Dask's spawned workers import it again; whole processes pay the same imports.
+
 Usage: python benchmarks/bench_annotate.py [--data DIR] [--limit N] [--layers ...] [--jobs N]
+[--executor local|dask|dask:ADDRESS] [--whole] [--costs]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -68,6 +77,38 @@ def bare_spacy(texts: list[str], components: tuple[str, ...], jobs: int) -> floa
     return secs
 
 
+def whole_process(data: Path, limit: int | None, layers: list[str], executor: str, jobs: int
+                  ) -> None:
+    """``mtstrata annotate`` as a user runs it: one process, then ``executor`` with ``jobs``
+    workers; wall seconds of each whole process and the throughput ratio."""
+    files = [data / "ref.txt", *sorted((data / "sys").glob("*.txt"))]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    with tempfile.TemporaryDirectory() as tmp:
+        if limit:  # slices of the files, written to the temporary directory
+            cut = []
+            for k, f in enumerate(files):
+                dest = Path(tmp, f"{k}.txt")
+                dest.write_text("\n".join(f.read_text(encoding="utf-8").splitlines()[:limit])
+                                + "\n", encoding="utf-8")
+                cut.append(dest)
+            files = cut
+        secs = {}
+        for name, extra in (("one process", []),
+                            (f"{executor} --jobs {jobs}", ["--executor", executor, "--jobs",
+                                                           str(jobs)])):
+            cmd = [sys.executable, "-m", "mtstrata", "annotate", "-i", *map(str, files), "-l",
+                   *layers, "--cache", str(Path(tmp, f"{len(secs)}.sqlite")), "-q", *extra]
+            t0 = time.perf_counter()
+            r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            secs[name] = time.perf_counter() - t0
+            if r.returncode:
+                sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr[-3000:]}")
+            print(f"mtstrata annotate, {name:>18}: {secs[name]:7.1f} s (whole process)")
+    one, many = secs.values()
+    print(f"{executor} with {jobs} workers vs one process, whole processes: {one / many:.2f}x "
+          f"throughput  (bar >= 1.7x: {'PASS' if one / many >= 1.7 else 'FAIL'})")
+
+
 def per_text_costs(segs: dict, tmp: Path) -> None:
     """Microseconds per text of what a worker adds to annotation (JSON encoding of a segment)
     and of what the one driver does per text (decoding, the sqlite cache write): the driver's
@@ -109,7 +150,15 @@ def main() -> int:
     ap.add_argument("--costs", action="store_true",
                     help="also print the driver's per-text costs (decode, cache write) and the "
                     "workers' (encode), which bound how many workers one driver can feed")
+    ap.add_argument("--whole", action="store_true",
+                    help="with --jobs N: time `mtstrata annotate` as whole processes, one "
+                    "process against --executor with N workers (module docstring)")
     a = ap.parse_args()
+    if a.whole:
+        if a.jobs < 2:
+            sys.exit("--whole compares one process with --jobs N workers: give --jobs 2 or more")
+        whole_process(a.data, a.limit, a.layers, a.executor, a.jobs)
+        return 0
     layers = {Layer(x) for x in a.layers}
     texts, nfiles = read_texts(a.data, a.limit)
     distinct = list(dict.fromkeys(texts))

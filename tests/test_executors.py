@@ -12,7 +12,7 @@ import pytest
 
 from mtstrata.errors import ConfigError
 from mtstrata.layers import AnnotationOptions, annotate_texts
-from mtstrata.layers.executors import batches, parse_executor
+from mtstrata.layers.executors import batches, guided, parse_executor
 from mtstrata.segment import Frame, Layer, Segment
 
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is in requirements")
@@ -70,6 +70,20 @@ def test_parse_executor():
     for bad in ("ray", "local:x", "dusk"):
         with pytest.raises(ConfigError, match="executor"):
             parse_executor(bad)
+
+
+@pytest.mark.parametrize("n,workers", [(0, 2), (1, 2), (49, 1), (15928, 2), (3000, 8), (999, 3)])
+def test_guided_batches_cover_the_texts_and_shrink(n, workers):
+    b = guided(n, workers, 1000)
+    if not n:
+        assert b == []
+        return
+    assert [i for i, _ in b] == [0, *[j for _, j in b[:-1]]] and b[-1][1] == n
+    sizes = [j - i for i, j in b]
+    assert all(s <= 1000 for s in sizes) and all(s >= 50 for s in sizes[:-1])
+    assert sizes == sorted(sizes, reverse=True)[:len(sizes) - 1] + sizes[-1:]  # non-increasing
+    if n >= 15000:
+        assert sizes[0] == 1000 and sizes[-2] == 50
 
 
 class PidLabeller:

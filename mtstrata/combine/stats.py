@@ -36,11 +36,18 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-import scipy.stats
 
 CHUNK = 1 << 20  # values per bootstrap chunk / per block of item-wise pairs
 VARIANTS = ("b", "c", "23", "acc23")
 
+
+
+def _sps():  # noqa: ANN202
+    """scipy.stats, imported on first use (it takes over a second: not on every command's
+    start-up)."""
+    import scipy.stats
+
+    return scipy.stats
 
 def _pairs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """1-D float arrays with the pairs holding a NaN on either side left out."""
@@ -66,7 +73,7 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
 
 def rankdata(x: np.ndarray) -> np.ndarray:
     """Average ranks (1-based), ties share the mean of their positions (scipy)."""
-    return scipy.stats.rankdata(np.asarray(x, float), method="average").astype(float)
+    return _sps().rankdata(np.asarray(x, float), method="average").astype(float)
 
 
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
@@ -135,7 +142,7 @@ def pair_counts(x: np.ndarray, y: np.ndarray) -> PairCounts:
     (tx, dx), (ty, dy), (txy, _) = _ties(x), _ties(y), _ties(x, y)
     s = 0
     if pairs > tx and pairs > ty:  # otherwise no pair is untied on both sides: C = D = 0
-        tau = scipy.stats.kendalltau(x, y).statistic
+        tau = _sps().kendalltau(x, y).statistic
         s = int(round(float(tau) * np.sqrt(float(pairs - tx)) * np.sqrt(float(pairs - ty))))
     return PairCounts(*(np.int64(v) for v in (n, pairs, tx, ty, txy, s, min(dx, dy))))
 
@@ -192,7 +199,7 @@ def kendall(x: np.ndarray, y: np.ndarray, variant: str = "b") -> float:
     x, y = _pairs(x, y)  # tau-b straight from scipy: no tie counts needed
     if x.size < 2 or x.min() == x.max() or y.min() == y.max():
         return float("nan")
-    return float(scipy.stats.kendalltau(x, y).statistic)
+    return float(_sps().kendalltau(x, y).statistic)
 
 
 def pairwise_accuracy(metric: np.ndarray, human: np.ndarray) -> float:

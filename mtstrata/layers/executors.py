@@ -216,6 +216,19 @@ def batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], exec
         yield _label(batch, labeller) if here else batch
 
 
+def guided(n: int, workers: int, most: int, least: int = 50) -> list[tuple[int, int]]:
+    """Bounds ``[i, j)`` of the batches of ``n`` texts for ``workers``: each batch a
+    ``1 / (4 * workers)`` share of the texts not yet given out (between ``least`` and ``most``),
+    so batches are large while much is left and small at the end, where the workers then
+    finish together instead of one idling while the other ends a large batch."""
+    out, i = [], 0
+    while i < n:
+        j = min(n, i + max(least, min(most, -(-(n - i) // (4 * max(workers, 1))))))
+        out.append((i, j))
+        i = j
+    return out
+
+
 def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: frozenset[Layer],
                   address: str | None, size: int, workers: int) -> Iterator[list[Segment]]:
     try:
@@ -235,14 +248,13 @@ def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: froze
         raise ConfigError(f"cannot reach the Dask scheduler {address or 'of a local cluster'} "
                           f"({e}); check the address (tcp://HOST:PORT) and that it runs.") from None
     run = uuid.uuid4().hex[:8]
-    # about 8 batches a worker: fewer, larger tasks measured faster on 2 cores (1.49x one
-    # process) than ~32 a worker of <= 250 texts (1.21x: more per-task transfer and scheduling)
-    size = max(50, min(size, -(-len(texts) // (8 * max(workers, 1)))))
     decode = SegmentDecoder()
     try:
-        futures = {client.submit(_annotate_batch, annotator, labeller, layers, texts[i:i + size],
+        # a running cluster has as many workers as it has, whatever --jobs says
+        have = len(client.scheduler_info().get("workers", ())) or workers
+        futures = {client.submit(_annotate_batch, annotator, labeller, layers, texts[i:j],
                                  key=f"mtstrata-annotate-{run}-{i}", retries=3, pure=False): i
-                   for i in range(0, len(texts), size)}
+                   for i, j in guided(len(texts), have, size)}
         LOG.debug("annotation: %d batches on %s", len(futures), client.scheduler_info()["address"])
         for future, payloads in as_completed(futures, with_results=True):
             yield [decode(p) for p in payloads]
