@@ -292,10 +292,17 @@ class Cache:
                     out[seg.text] = seg
         return out
 
-    def put_many(self, annotator: str, segments: Iterable[Segment]) -> None:
-        """Store segments in one transaction (all or nothing). A cache that cannot be written
+    def put_many(self, annotator: str, segments: Iterable[Segment],
+                 payloads: Sequence[str] | None = None) -> None:
+        """Store segments in one transaction (all or nothing); ``payloads``, when given, are
+        their ``to_json()`` texts, already made (by a worker). A cache that cannot be written
         (read-only, full disk) warns once and stores nothing more: the run goes on."""
-        rows = [(key(annotator, s.text), s.to_json()) for s in segments]
+        segments = list(segments)
+        if payloads is None:
+            payloads = [s.to_json() for s in segments]
+        elif len(payloads) != len(segments):
+            raise ValueError(f"{len(segments)} segments but {len(payloads)} payloads")
+        rows = [(key(annotator, s.text), p) for s, p in zip(segments, payloads, strict=True)]
         if not rows or not self.writable:
             return
         try:

@@ -142,7 +142,7 @@ def test_dask_equals_local_and_survives_a_killed_worker(slow, tmp_path):
 
     t = threading.Thread(target=kill_one_worker)
     t.start()
-    got, _ = annotate_texts(TEXTS, {Layer.POS}, AnnotationOptions(
+    got, sig = annotate_texts(TEXTS, {Layer.POS}, AnnotationOptions(
         cache=str(cache), quiet=True, executor="dask", jobs=2))
     t.join()
     assert killed, "no worker was killed"
@@ -151,6 +151,7 @@ def test_dask_equals_local_and_survives_a_killed_worker(slow, tmp_path):
 
     with Cache(cache) as c:
         assert len(c) == len(TEXTS)  # each written once (keys are unique per text anyway)
+        assert c.get_many(sig, TEXTS) == local  # the workers' JSON, stored as it came
 
 
 def _rows(path) -> int:

@@ -92,7 +92,7 @@ def annotate_texts(
             for seg in batch:
                 out[seg.text] = seg
             if cache is not None:
-                cache.put_many(sig, batch)
+                cache.put_many(sig, batch, getattr(batch, "payloads", None))
 
         # no texts left: never load the model (a warm run costs only the cache lookup)
         if todo:

@@ -70,6 +70,15 @@ def parse_executor(spec: str) -> tuple[str, str | None]:
     return kind, address or None
 
 
+class Batch(list[Segment]):
+    """Segments, with their JSON when a worker sent them so (the driver then stores that text
+    in the cache instead of encoding the segments again)."""
+
+    def __init__(self, segments: Iterable[Segment] = (), payloads: list[str] | None = None):
+        super().__init__(segments)
+        self.payloads = payloads
+
+
 def _label(segs: list[Segment], labeller: Any) -> list[Segment]:
     if labeller is None:
         return segs
@@ -175,7 +184,7 @@ def _pool_batches(annotator: Any, labeller: Any, texts: Sequence[str], layers: f
     jobs = ((layers, list(texts[i:i + POOL_BATCH])) for i in range(0, len(texts), POOL_BATCH))
     for payloads in forked_map(_pool_batch, jobs, workers, "annotating (the texts annotated "
                                "so far are in the cache)", _pool_load, (annotator, labeller)):
-        yield [decode(p) for p in payloads]
+        yield Batch(map(decode, payloads), payloads)
 
 
 def _terminate(pool: Any) -> None:
@@ -204,16 +213,18 @@ def batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], exec
         parts = ([seg] for seg in annotator.annotate(texts, layers))
     else:
         parts = _dask_batches(annotator, labeller, list(texts), layers, address, size, workers)
-    batch: list[Segment] = []
+    batch = Batch((), None if here else [])
     for part in parts:
         if tick is not None:
             tick(len(part))
         batch.extend(part)
+        if batch.payloads is not None:
+            batch.payloads.extend(part.payloads)  # type: ignore[attr-defined]
         if len(batch) >= size:
-            yield _label(batch, labeller) if here else batch
-            batch = []
+            yield Batch(_label(batch, labeller)) if here else batch
+            batch = Batch((), None if here else [])
     if batch:
-        yield _label(batch, labeller) if here else batch
+        yield Batch(_label(batch, labeller)) if here else batch
 
 
 def guided(n: int, workers: int, most: int, least: int = 50) -> list[tuple[int, int]]:
@@ -257,7 +268,7 @@ def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: froze
                    for i, j in guided(len(texts), have, size)}
         LOG.debug("annotation: %d batches on %s", len(futures), client.scheduler_info()["address"])
         for future, payloads in as_completed(futures, with_results=True):
-            yield [decode(p) for p in payloads]
+            yield Batch(map(decode, payloads), payloads)
             future.release()
     finally:
         client.close()
