@@ -34,6 +34,7 @@ nothing is lost or written twice.
 from __future__ import annotations
 
 import ctypes
+import gc
 import logging
 import os
 import signal
@@ -139,6 +140,10 @@ def forked_map(fn: Callable[[Any], T], items: Iterable[Any], workers: int, what:
                                initializer=_pool_init,
                                initargs=(os.getpid(), initializer, initargs))
     done = False
+    # the objects that exist now are left out of the collector's passes until the pool ends:
+    # forked workers then share their pages instead of copying them as a pass touches them
+    frozen_before = gc.get_freeze_count()
+    gc.freeze()
     try:
         todo = iter(items)
         inflight: deque[Any] = deque()
@@ -161,6 +166,8 @@ def forked_map(fn: Callable[[Any], T], items: Iterable[Any], workers: int, what:
         if not done:  # interrupted or failed: stop the workers now, not after their tasks
             _terminate(pool)
         pool.shutdown(wait=done, cancel_futures=not done)
+        if not frozen_before:  # (a caller's own gc.freeze() stays as it was)
+            gc.unfreeze()
 
 
 _END = object()
