@@ -4,6 +4,10 @@ A :class:`LinearModel` is a feature vocabulary, a weight matrix ``(features, cla
 per class and the class names. It scores a batch of instances (lists of feature strings) with
 one sparse product, so labelling a whole batch of segments costs one matrix multiplication.
 
+Labelling can skip the feature strings: :class:`Vocabulary` answers "the column of ``prefix +
+x + suffix``" with one dict lookup of ``x`` (no string built), and :meth:`LinearModel.scores_ids`
+takes column ids directly; both give exactly what the strings would (same matrix, same order).
+
 Storage: a numpy ``.npz`` archive read with ``allow_pickle=False`` (plain arrays only): the
 feature names as one UTF-8 blob joined by newlines, weights as float32.
 """
@@ -12,8 +16,10 @@ from __future__ import annotations
 
 import io
 import zipfile
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -41,6 +47,41 @@ class LinearModel:
         return csr_matrix((np.ones(len(cols), dtype=np.float32), cols, indptr),
                           shape=(len(instances), len(self.features)))
 
+    def matrix_ids(self, ids: np.ndarray, rows: np.ndarray, n_rows: int) -> Any:
+        """The CSR matrix of :meth:`matrix` from column ids instead of strings.
+
+        ``ids[k]`` is a column of row ``rows[k]`` (rows non-decreasing) or -1 (an unknown
+        feature, skipped); within a row the columns keep their order, as in :meth:`matrix`, so
+        the products (float sums in that order) are the same to the bit.
+        """
+        from scipy.sparse import csr_matrix
+
+        keep = ids >= 0
+        cols = ids[keep].astype(np.int32)
+        indptr = np.zeros(n_rows + 1, dtype=np.int32)
+        np.cumsum(np.bincount(rows[keep], minlength=n_rows), out=indptr[1:])
+        return csr_matrix((np.ones(len(cols), dtype=np.float32), cols, indptr),
+                          shape=(n_rows, len(self.features)))
+
+    def scores_ids(self, ids: np.ndarray, rows: np.ndarray, n_rows: int) -> np.ndarray:
+        """:meth:`scores` of the rows given as column ids (see :meth:`matrix_ids`)."""
+        if not n_rows:
+            return np.zeros((0, len(self.classes)), dtype=np.float32)
+        return self.bias[None, :] + self.matrix_ids(ids, rows, n_rows) @ self.weights
+
+    @staticmethod
+    def softmax(s: np.ndarray) -> np.ndarray:
+        """Row-wise softmax of scores, in place (as :meth:`proba` computes it)."""
+        s -= s.max(axis=1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=1, keepdims=True)
+        return s
+
+    @cached_property
+    def vocabulary(self) -> Vocabulary:
+        """The feature names indexed for lookups by pieces (built on first use)."""
+        return Vocabulary(self.features)
+
     def scores(self, instances: Sequence[Sequence[str]]) -> np.ndarray:
         """Raw class scores, shape ``(len(instances), n_classes)``."""
         if not instances:
@@ -49,11 +90,7 @@ class LinearModel:
 
     def proba(self, instances: Sequence[Sequence[str]]) -> np.ndarray:
         """Class probabilities (softmax of :meth:`scores`)."""
-        s = self.scores(instances)
-        s -= s.max(axis=1, keepdims=True)
-        np.exp(s, out=s)
-        s /= s.sum(axis=1, keepdims=True)
-        return s
+        return self.softmax(self.scores(instances))
 
     # ------------------------------------------------------------------ storage
     def arrays(self, prefix: str) -> dict[str, np.ndarray]:
@@ -75,6 +112,46 @@ class LinearModel:
         if weights.shape != (len(names), len(classes)) or bias.shape != (len(classes),):
             raise ValueError(f"inconsistent shapes in the {prefix} model")
         return cls({n: i for i, n in enumerate(names)}, weights, bias, classes)
+
+
+class Vocabulary:
+    """Column lookups of feature strings ``prefix + x + suffix`` without building them.
+
+    ``sub(prefix, suffix)`` is the dict ``{x: column}`` over the features that start with
+    ``prefix`` and end with ``suffix``, so ``sub(prefix, suffix).get(x)`` equals
+    ``features.get(prefix + x + suffix)`` for every ``x`` (exact: no parsing of names). The
+    dicts are found by bisection in the sorted names and kept (the cache is emptied past
+    :attr:`MAX_CACHED` prefixes, so memory stays bounded on any input).
+    """
+
+    MAX_CACHED = 200_000
+
+    def __init__(self, features: Mapping[str, int]):
+        self.features = features
+        self._names = sorted(features)
+        self._subs: dict[tuple[str, str], dict[str, int]] = {}
+
+    def sub(self, prefix: str, suffix: str = "") -> dict[str, int]:
+        """``{x: column of prefix + x + suffix}`` (do not modify it: it is shared)."""
+        got = self._subs.get((prefix, suffix))
+        if got is None:
+            if len(self._subs) >= self.MAX_CACHED:
+                self._subs.clear()
+            names, features = self._names, self.features
+            lp, ls = len(prefix), len(suffix)
+            got = {}
+            for k in range(bisect_left(names, prefix), len(names)):
+                name = names[k]
+                if not name.startswith(prefix):
+                    break
+                if name.endswith(suffix) and len(name) >= lp + ls:
+                    got[name[lp:len(name) - ls]] = features[name]
+            self._subs[(prefix, suffix)] = got
+        return got
+
+    def get(self, name: str) -> int:
+        """The column of ``name``, -1 if it is no feature."""
+        return self.features.get(name, -1)
 
 
 def save(path: str, models: Mapping[str, LinearModel], meta: Mapping[str, str]) -> None:
