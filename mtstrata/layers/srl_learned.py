@@ -105,6 +105,8 @@ class Models:
         self.max_none = max_none
         self._yes = predicate.classes.index("1")
         self._none = argument.classes.index(NONE)
+        self._predicate_encoder = F.PredicateEncoder(predicate.vocabulary)
+        self._argument_encoder = F.ArgumentEncoder(argument.vocabulary)
 
     def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
         """Frames of every segment, in chunks of :data:`CHUNK` (bounded memory)."""
@@ -114,54 +116,77 @@ class Models:
         return out
 
     def _label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
-        """Frames of every segment (batched: one product per classifier)."""
+        """Frames of every segment (batched: one product per classifier).
+
+        Features reach the classifiers as column ids (the encoders of
+        :mod:`~mtstrata.layers.srl_features`), never as strings: the same sparse rows.
+        """
         trees = [_tree(s) for s in segments]
-        where, feats = [], []
+        encode = self._predicate_encoder.encode
+        where: list[tuple[int, int]] = []
+        ids: list[int] = []
+        lengths: list[int] = []
         for k, t in enumerate(trees):
             for i in range(t.n):
                 if F.is_predicate_candidate(t, i):
                     where.append((k, i))
-                    feats.append(F.predicate_features(t, i))
-        yes = self.predicate.proba(feats)[:, self._yes] if feats else np.zeros(0)
+                    lengths.append(encode(t, i, ids))
+        scores = self.predicate.scores_ids(np.array(ids, dtype=np.int64),
+                                           np.repeat(np.arange(len(lengths)), lengths),
+                                           len(lengths))
+        yes = LinearModel.softmax(scores)[:, self._yes].tolist()
         preds = [w for w, y in zip(where, yes) if y >= 0.5]
         rules = [{f.predicate: f for f in label_frames(s)} for s in segments]
-        owner, cands, afeats = [], [], []
-        for n, (k, p) in enumerate(preds):
-            for c, f in F.argument_instances(trees[k], p, rules[k].get(p)):
-                owner.append(n)
-                cands.append(c)
-                afeats.append(f)
-        probs = self.argument.proba(afeats) if afeats else np.zeros((0, 1))
-        by_pred: list[list[int]] = [[] for _ in preds]
-        for j, n in enumerate(owner):
-            by_pred[n].append(j)
+        owner, spans, rows = self._argument_encoder.encode(
+            (trees[k], p, rules[k].get(p)) for k, p in preds)
+        n, width = rows.shape
+        probs = LinearModel.softmax(self.argument.scores_ids(
+            rows.ravel(), np.repeat(np.arange(n), width), n))
         out: list[list[Frame]] = [[] for _ in segments]
-        for n, (k, p) in enumerate(preds):
-            out[k].append(self.decode(p, [cands[j] for j in by_pred[n]], probs[by_pred[n]]))
+        frames = self.decode_all([p for _, p in preds], owner, spans, probs)
+        for (k, _), frame in zip(preds, frames):
+            out[k].append(frame)
         return [tuple(fs) for fs in out]
+
+    def decode_all(self, preds: Sequence[int], owner: Sequence[int],
+                   spans: Sequence[tuple[int, int]], probs: np.ndarray) -> list[Frame]:
+        """:meth:`decode` of every predicate at once (row ``j`` is a candidate of predicate
+        ``preds[owner[j]]`` with span ``spans[j]``; rows of a predicate in candidate order)."""
+        offers: list[list[tuple[int, int, str]]] = [[] for _ in preds]
+        if len(owner):
+            masked = probs.copy()
+            masked[:, self._none] = -1.0
+            best = masked.argmax(axis=1)
+            p_best = masked[np.arange(len(best)), best]
+            # a candidate that loses to "none" is never kept: leave it out before sorting
+            wins = np.flatnonzero(probs[:, self._none] < self.max_none)
+            # by predicate, then by decreasing probability, ties in row order (lexsort is
+            # stable, as decode's argsort)
+            order = wins[np.lexsort((-p_best[wins], np.asarray(owner)[wins]))]
+            classes = self.argument.classes
+            for j, role in zip(order.tolist(), best[order].tolist()):
+                offers[owner[j]].append((*spans[j], classes[role]))
+        return [self._choose(p, o) for p, o in zip(preds, offers)]
 
     def decode(self, p: int, cands: Sequence[F.Candidate], probs: np.ndarray) -> Frame:
         """Best non-overlapping labelled spans of predicate ``p``."""
-        if not cands:
-            return Frame(p)
-        rows = np.arange(len(cands))
-        masked = probs.copy()
-        masked[:, self._none] = -1.0
-        best = masked.argmax(axis=1)
-        p_best = masked[rows, best]
-        wins = probs[:, self._none] < self.max_none
+        return self.decode_all([p], [0] * len(cands), [(c.start, c.end) for c in cands], probs)[0]
+
+    @staticmethod
+    def _choose(p: int, offers: Sequence[tuple[int, int, str]]) -> Frame:
+        """Keep each offered ``(start, end, role)`` in turn unless it overlaps a kept span or
+        ``p``, or repeats a numbered role."""
         taken: list[tuple[int, int]] = []
         roles: set[str] = set()
         args: list[Span] = []
-        for j in np.argsort(-p_best, kind="stable"):
-            c, role = cands[j], self.argument.classes[best[j]]
-            if not wins[j] or (role in CORE and role in roles):
+        for start, end, role in offers:
+            if role in CORE and role in roles:
                 continue
-            if any(c.start < e and s < c.end for s, e in taken) or c.start <= p < c.end:
+            if any(start < e and s < end for s, e in taken) or start <= p < end:
                 continue
-            taken.append((c.start, c.end))
+            taken.append((start, end))
             roles.add(role)
-            args.append(Span(c.start, c.end, role))
+            args.append(Span(start, end, role))
         return Frame(p, tuple(sorted(args, key=lambda a: (a.start, a.end, a.label))))
 
 
