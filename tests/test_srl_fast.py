@@ -134,13 +134,13 @@ def _check_encoders(segs: list[Segment], keep: float, seed: int) -> None:
             rows.append([j for j in ids if j >= 0])
         assert rows == _strings_to_ids(vocab, pfeats)
     for vocab in (_vocabulary(afeats, keep, seed), _MODELS.argument.features):
-        owner, spans, ids = F.ArgumentEncoder(Vocabulary(vocab)).encode(items)
+        owner, starts, ends, ids = F.ArgumentEncoder(Vocabulary(vocab)).encode(items)
         assert ids.shape == (len(afeats), len(F.ARGUMENT_LAYOUT))
         assert [[j for j in row if j >= 0] for row in ids.tolist()] == \
             _strings_to_ids(vocab, afeats)
         cands = [(n, c.start, c.end) for n, (tree, p, rule) in enumerate(items)
                  for c in F.candidates(tree, p)]
-        assert [(n, *s) for n, s in zip(owner, spans)] == cands
+        assert list(zip(owner, starts, ends)) == cands
 
 
 @pytest.mark.parametrize("keep", [1.0, 0.5])
@@ -162,6 +162,44 @@ def test_argument_layout_names_the_features_in_order() -> None:
     (_, feats), *_ = F.argument_instances(tree, 2, label_frames(SEGMENTS[0])[0])
     names = [f.split("=")[0] if "=" in f else {"rp": "r0", "nrp": "r0"}.get(f, f) for f in feats]
     assert names == [name for name, _ in F.ARGUMENT_LAYOUT if name != "wh"]
+
+
+# ----------------------------------------------------------------------------- the tree
+def _naive_extents(heads: list[int]) -> tuple[list[int], list[int], list[list[int]]]:
+    """Subtree extents by definition: a node reached from a root (a token whose head is none,
+    out of range or itself) spans its descendants; any other node only itself."""
+    n = len(heads)
+    parent = [h - 1 if 0 < h <= n and h - 1 != i else None for i, h in enumerate(heads)]
+    kids = [[k for k in range(n) if parent[k] == i] for i in range(n)]
+
+    def chain_to_root(i: int) -> list[int] | None:
+        seen = [i]
+        while parent[seen[-1]] is not None:
+            if parent[seen[-1]] in seen:
+                return None  # a cycle: never reached from a root
+            seen.append(parent[seen[-1]])
+        return seen
+
+    chains = {i: chain_to_root(i) for i in range(n)}
+    lo, hi = list(range(n)), list(range(1, n + 1))
+    for i in range(n):
+        if chains[i] is not None:
+            below = [k for k in range(n) if chains[k] is not None and i in chains[k]]
+            lo[i], hi[i] = min(below), max(below) + 1
+    return lo, hi, kids
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 9).flatmap(lambda n: st.lists(st.integers(-1, n + 1), min_size=n,
+                                                   max_size=n)))
+def test_tree_extents_on_any_head_column(heads: list[int]) -> None:
+    # any head column, cycles and self-loops included (out-of-range heads are roots)
+    seg = Segment.from_words(["w"] * len(heads), heads=heads, deprels=["dep"] * len(heads))
+    tree = F.Tree(seg)
+    lo, hi, kids = _naive_extents(heads)
+    assert (list(tree.lo), list(tree.hi)) == (lo, hi)
+    assert [list(k) for k in tree.kids] == kids
+    assert list(tree.head) == [(h or 0) - 1 for h in heads]
 
 
 # ----------------------------------------------------------------------------- the vocabulary

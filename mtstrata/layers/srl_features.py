@@ -18,8 +18,10 @@ lemma, voice, the dependency path and the head word carry most of the signal.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import repeat
+from typing import Any
 
 import numpy as np
 
@@ -47,42 +49,49 @@ class Candidate:
 
 
 class Tree:
-    """Heads, children and subtree extents of one segment (0-based; -1 for a root)."""
+    """Heads, children and subtree extents of one segment (0-based; -1 for a root).
 
-    __slots__ = ("seg", "n", "head", "kids", "lo", "hi", "dep", "form", "lemma", "tag", "lower")
+    Read-only columns, one item per token, stored as tuples: a batch keeps hundreds of trees
+    alive, and tuples of plain items are soon dropped from the garbage collector's watch
+    (lists would be walked by every full collection).
+    """
+
+    __slots__ = ("seg", "n", "head", "kids", "lo", "hi", "dep", "form", "lemma", "tag", "lower",
+                 "upos")
 
     def __init__(self, seg: Segment):
         toks = seg.tokens
         self.seg = seg
         self.n = n = len(toks)
-        self.head = [(t.head or 0) - 1 for t in toks]
-        self.dep = [(t.deprel or "").lower() for t in toks]
-        self.form = [t.form for t in toks]
-        self.lower = [t.form.lower() for t in toks]
-        self.lemma = [(t.lemma or t.form).lower() for t in toks]
-        self.tag = [t.xpos or t.upos or "" for t in toks]
-        self.kids: list[list[int]] = [[] for _ in range(n)]
-        for i, h in enumerate(self.head):
+        self.head = head = tuple([(t.head or 0) - 1 for t in toks])
+        self.dep = tuple([(t.deprel or "").lower() for t in toks])
+        self.form = form = tuple([t.form for t in toks])
+        self.lower = tuple([f.lower() for f in form])
+        self.lemma = tuple([(t.lemma or t.form).lower() for t in toks])
+        self.upos = tuple([t.upos or "" for t in toks])
+        self.tag = tuple([t.xpos or t.upos or "" for t in toks])
+        kids: list[list[int]] = [[] for _ in range(n)]
+        roots = []
+        for i, h in enumerate(head):
             if 0 <= h < n and h != i:
-                self.kids[h].append(i)
-        self.lo = list(range(n))
-        self.hi = list(range(1, n + 1))
-        # extents bottom-up; the visited guard keeps a malformed (cyclic) head column finite
-        order, seen = [], [False] * n
-        for r in range(n):
-            if self.head[r] < 0 or self.head[r] >= n or self.head[r] == r:
-                stack = [r]
-                while stack:
-                    k = stack.pop()
-                    if not seen[k]:
-                        seen[k] = True
-                        order.append(k)
-                        stack.extend(self.kids[k])
+                kids[h].append(i)
+            else:
+                roots.append(i)
+        lo, hi = list(range(n)), list(range(1, n + 1))
+        # extents bottom-up: nodes in breadth-first order from the roots (a node of a malformed,
+        # cyclic head column is never reached), then each passed on to its head from the last
+        order = roots
+        for k in order:  # grows while it is read: each reached node once (one head each)
+            order.extend(kids[k])
         for k in reversed(order):
-            for c in self.kids[k]:
-                if seen[c]:
-                    self.lo[k] = min(self.lo[k], self.lo[c])
-                    self.hi[k] = max(self.hi[k], self.hi[c])
+            h = head[k]
+            if 0 <= h < n and h != k:
+                if lo[k] < lo[h]:
+                    lo[h] = lo[k]
+                if hi[k] > hi[h]:
+                    hi[h] = hi[k]
+        self.kids: tuple[tuple[int, ...], ...] = tuple(map(tuple, kids))
+        self.lo, self.hi = tuple(lo), tuple(hi)
 
     def ancestors(self, i: int) -> list[int]:
         out, seen = [], {i}
@@ -109,8 +118,13 @@ class Tree:
 
 
 def is_predicate_candidate(tree: Tree, i: int) -> bool:
-    t = tree.seg.tokens[i]
-    return tree.tag[i] in PREDICATE_TAGS or t.upos in ("VERB", "AUX")
+    return tree.tag[i] in PREDICATE_TAGS or tree.upos[i] in ("VERB", "AUX")
+
+
+def predicate_candidates(tree: Tree) -> list[int]:
+    """The tokens :func:`is_predicate_candidate` accepts, in order."""
+    tag, upos = tree.tag, tree.upos
+    return [i for i in range(tree.n) if tag[i] in PREDICATE_TAGS or upos[i] in ("VERB", "AUX")]
 
 
 def predicate_features(tree: Tree, i: int) -> list[str]:
@@ -123,7 +137,7 @@ def predicate_features(tree: Tree, i: int) -> list[str]:
     t, d, lem = tree.tag[i], tree.dep[i], tree.lemma[i]
     f = ["b", "t=" + t, "d=" + d, "l=" + lem, "w=" + tree.lower[i], "ht=" + htag,
          "td=" + t + d, "lt=" + lem + t, "ld=" + lem + d, "pt=" + prev, "nt=" + nxt,
-         "tdh=" + t + d + htag, "u=" + (tree.seg.tokens[i].upos or "")]
+         "tdh=" + t + d + htag, "u=" + tree.upos[i]]
     f.extend("k=" + k for k in kids)
     f.extend("tk=" + t + k for k in kids)
     return f
@@ -283,6 +297,20 @@ def _bucket(n: int) -> str:
     return str(n) if n < 4 else ("4-7" if n < 8 else "8+")
 
 
+_MINUS = repeat(-1)  # the default of every lookup by map(dict.get, dicts, keys, _MINUS)
+MAX_CACHED = 50_000  # entries of an encoder's memo table (emptied beyond: memory stays bounded)
+
+
+def _cached(table: dict, key: tuple, make: Callable[..., Any]) -> Any:
+    """``table[key]``, computed as ``make(*key)`` the first time."""
+    got = table.get(key)
+    if got is None:
+        if len(table) >= MAX_CACHED:
+            table.clear()
+        got = table[key] = make(*key)
+    return got
+
+
 class PredicateEncoder:
     """Columns of :func:`predicate_features` (variable length: one pair per dependent label)."""
 
@@ -290,51 +318,108 @@ class PredicateEncoder:
         self.vocab = vocab
         self._one = {k: vocab.sub(k + "=") for k in ("t", "d", "l", "w", "ht", "pt", "nt", "u",
                                                       "k")}
+        self._b = vocab.get("b")
+        self._tags: dict[tuple, tuple[dict[str, int], ...]] = {}
+
+    def _tag(self, t: str, d: str) -> tuple[dict[str, int], ...]:
+        """The lookups keyed by a piece for a token of tag ``t`` and label ``d``."""
+        sub = self.vocab.sub
+        return sub("td=" + t), sub("lt=", t), sub("ld=", d), sub("tdh=" + t + d), sub("tk=" + t)
 
     def encode(self, tree: Tree, i: int, out: list[int]) -> int:
         """Append the columns of token ``i`` to ``out`` (-1: unknown); return how many."""
-        sub, one = self.vocab.sub, self._one
+        one = self._one
         h = tree.head[i]
         htag = tree.tag[h] if 0 <= h < tree.n else "ROOT"
         prev = tree.tag[i - 1] if i else "BOS"
         nxt = tree.tag[i + 1] if i + 1 < tree.n else "EOS"
         t, d, lem = tree.tag[i], tree.dep[i], tree.lemma[i]
-        out += (self.vocab.get("b"), one["t"].get(t, -1), one["d"].get(d, -1),
-                one["l"].get(lem, -1), one["w"].get(tree.lower[i], -1),
-                one["ht"].get(htag, -1), sub("td=" + t).get(d, -1), sub("lt=", t).get(lem, -1),
-                sub("ld=", d).get(lem, -1), one["pt"].get(prev, -1), one["nt"].get(nxt, -1),
-                sub("tdh=" + t + d).get(htag, -1), one["u"].get(tree.seg.tokens[i].upos or "", -1))
-        kids = sorted({tree.dep[k] for k in tree.kids[i]})
-        out += [one["k"].get(k, -1) for k in kids]
-        tk = sub("tk=" + t)
-        out += [tk.get(k, -1) for k in kids]
-        return 13 + 2 * len(kids)
+        td, lt, ld, tdh, tk = _cached(self._tags, (t, d), self._tag)
+        out += (self._b, one["t"].get(t, -1), one["d"].get(d, -1), one["l"].get(lem, -1),
+                one["w"].get(tree.lower[i], -1), one["ht"].get(htag, -1), td.get(d, -1),
+                lt.get(lem, -1), ld.get(lem, -1), one["pt"].get(prev, -1),
+                one["nt"].get(nxt, -1), tdh.get(htag, -1), one["u"].get(tree.upos[i], -1))
+        kids = tree.kids[i]
+        if not kids:
+            return 13
+        labels = sorted({tree.dep[k] for k in kids})
+        k_d = one["k"]
+        out += [k_d.get(k, -1) for k in labels]
+        out += [tk.get(k, -1) for k in labels]
+        return 13 + 2 * len(labels)
 
 
 class ArgumentEncoder:
     """Columns of :func:`argument_instances`, a fixed-width row per candidate.
 
     Rows are assembled from four blocks (:data:`ARGUMENT_LAYOUT`): the predicate's features
-    (once per predicate), the candidate head's and span's (once per tree), and the pair's
-    (looked up by pieces in dicts chosen once per predicate).
+    (once per predicate), the candidate head's and span's (once per tree), and the pair's: a
+    tuple of dicts chosen per predicate (and the candidate's position and rule label) looked
+    up with a tuple of the candidate's pieces, in one ``map``.
     """
 
     def __init__(self, vocab: Vocabulary):
         self.vocab = vocab
         sub, get = vocab.sub, vocab.get
-        self._one = {k: sub(k + "=") for k in ("path", "sp", "dep", "ht", "hl", "cl", "ct", "fw",
-                                               "lw", "ft", "mk", "kids", "r", "rh", "kind")}
+        self._one = {k: sub(k + "=") for k in ("dep", "path", "sp", "pos", "ht", "hl", "cl",
+                                               "ct", "fw", "lw", "ft", "mk", "kids", "r", "rh",
+                                               "kind")}
         self._len = [get("len=" + _bucket(n)) for n in range(9)]
-        self._dist = [get("dist=" + _bucket(n)) for n in range(9)]
+        self._dist = {n: get("dist=" + _bucket(n)) for n in range(9)}
         self._up = {u: get(f"up={u}") for u in range(-MAX_UP, MAX_UP + 1)}
-        self._pos = {pos: get("pos=" + pos) for pos in "LRO"}
+        self._b = get("b")
         self.columns = {b: [k for k, (_, blk) in enumerate(ARGUMENT_LAYOUT) if blk == b]
                         for b in "PHSX"}
+        self._tables: dict[str, dict[tuple, Any]] = {k: {} for k in ("tag", "lemma", "dep", "r")}
 
-    def _head(self, tree: Tree, h: int, down: bool, kind: str) -> tuple[tuple[int, ...], str,
-                                                                         str, str]:
-        """(H block, dep, head lemma, "lemma|content") of a candidate head."""
-        one, get = self._one, self.vocab.get
+    # lookups shared by predicates (or heads) with the same pieces, made on first use
+    def _tag_context(self, ptag: str, voice: str, pdep: str, so: str) -> tuple:
+        sub, get = self.vocab.sub, self.vocab.get
+        return (get("pt=" + ptag), get("v=" + voice), sub("pdep=" + pdep + "|"),
+                sub("own=" + so + "sp="), sub("own_full=" + so + "path="),
+                sub("own_v=" + so + voice + "sp="),
+                {pos: (sub("dvp=", voice + pos), sub("pathv=", voice + pos),
+                       sub("pt_dep=" + ptag, pos)) for pos in "LRO"})
+
+    def _lemma_context(self, plem: str, voice: str, subcat: str) -> tuple:
+        sub, get = self.vocab.sub, self.vocab.get
+        return (get("pl=" + plem), get("pl_sc=" + plem + "|" + subcat),
+                sub("pl_path=" + plem + "|"), sub("pl_dep=" + plem + "|", "|" + voice),
+                sub("pl_hl=" + plem + "|"), sub("pl_cl=" + plem + "|"),
+                sub("pl_v_sc_dep=" + plem + voice + subcat), sub("kind_pl=", "|" + plem),
+                {pos: sub("sc=" + subcat + "|", pos) for pos in "LRO"})
+
+    def _dep_context(self, dep: str, kind: str) -> tuple:
+        one, sub = self._one, self.vocab.sub
+        return ((one["dep"], one["ht"], one["hl"], one["cl"], one["ct"], one["mk"],
+                 sub("dep_hl=" + dep + "|"), sub("dep_cl=" + dep + "|"),
+                 sub("dep_mk=" + dep + "|"), one["kids"], sub("dep_kids=" + dep + "|")),
+                one["kind"].get(kind, -1), self.vocab.get("kind_dep=" + kind + "|" + dep))
+
+    def _r_context(self, r: str) -> tuple[dict[str, int], ...]:
+        sub = self.vocab.sub
+        return self._one["r"], self._one["rh"], sub("r_rh=" + r), sub("r_dep=" + r + "dep=")
+
+    def _pair_dicts(self, tree: Tree, p: int, plem: str, voice: str, ptag: str, subcat: str
+                    ) -> tuple[tuple[int, ...], dict[str, tuple]]:
+        """(P block, per position: the dicts of the pair features but the rule's, X order)."""
+        own = {tree.dep[k] for k in tree.kids[p]}
+        so = ("S" if own & {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"} else "s") \
+            + ("O" if "dobj" in own else "o")
+        pt_id, v_id, pdep, own_sp, own_path, own_v, t_pos = _cached(
+            self._tables["tag"], (ptag, voice, tree.dep[p], so), self._tag_context)
+        pl_id, pl_sc_id, pl_path, pl_dep, pl_hl, pl_cl, pl_v_sc, kind_pl, sc_pos = _cached(
+            self._tables["lemma"], (plem, voice, subcat), self._lemma_context)
+        one = self._one
+        by_pos = {pos: (one["path"], one["sp"], one["pos"], self._dist, t_pos[pos][0],
+                        t_pos[pos][1], pl_path, pl_dep, pl_hl, pl_cl, t_pos[pos][2], pdep,
+                        sc_pos[pos], pl_v_sc, self._up, kind_pl, own_sp, own_path, own_v)
+                  for pos in "LRO"}
+        return (self._b, pl_id, pt_id, v_id, pl_sc_id), by_pos
+
+    def _head(self, tree: Tree, h: int, down: bool, kind: str, out: list[int]
+              ) -> tuple[str, str, str]:
+        """Append the H block of a candidate head to ``out``; return (dep, lemma, lemma|content)."""
         dep = (tree.dep[h] if down else "ANC") + ("_" + kind[:3] if kind else "")
         htag, hlem = tree.tag[h], tree.lemma[h]
         content, ctag, mark = hlem, htag, ""
@@ -345,100 +430,88 @@ class ArgumentEncoder:
             elif dk in ("mark", "advmod") and k < h and not mark:
                 mark = tree.lower[k]
         kids = " ".join(sorted({tree.dep[k] for k in tree.kids[h]})) if down else ""
+        dicts, kind_id, kind_dep = _cached(self._tables["dep"], (dep, kind), self._dep_context)
+        out += map(dict.get, dicts, (dep, htag, hlem, content, ctag, mark, hlem, content, mark,
+                                     kids, kids), _MINUS)
         low = tree.lower[h]
-        block = (one["dep"].get(dep, -1), one["ht"].get(htag, -1), one["hl"].get(hlem, -1),
-                 one["cl"].get(content, -1), one["ct"].get(ctag, -1), one["mk"].get(mark, -1),
-                 get("dep_hl=" + dep + "|" + hlem), get("dep_cl=" + dep + "|" + content),
-                 get("dep_mk=" + dep + "|" + mark), one["kids"].get(kids, -1),
-                 get("dep_kids=" + dep + "|" + kids), one["kind"].get(kind, -1),
-                 get("kind_dep=" + kind + "|" + dep),
-                 get("wh=" + low + dep) if low in WH_WORDS else -1)
-        return block, dep, hlem, hlem + "|" + content
-
-    def _span(self, tree: Tree, lo: int, hi: int) -> tuple[int, ...]:
-        """The S block (length, first and last word, first tag) of ``[lo, hi)``."""
-        one = self._one
-        return (self._len[min(hi - lo, 8)], one["fw"].get(tree.lower[lo], -1),
-                one["lw"].get(tree.lower[hi - 1], -1), one["ft"].get(tree.tag[lo], -1))
+        out += (kind_id, kind_dep, self.vocab.get("wh=" + low + dep) if low in WH_WORDS else -1)
+        return dep, hlem, hlem + "|" + content
 
     def encode(self, items: Iterable[tuple[Tree, int, Frame | None]]
-               ) -> tuple[list[int], list[tuple[int, int]], np.ndarray]:
+               ) -> tuple[list[int], list[int], list[int], np.ndarray]:
         """Rows of every candidate of each ``(tree, predicate, rule frame)`` (in order).
 
-        Returns the item of each row, its span ``(start, end)`` and the ``(rows, columns)``
-        array of ids (-1: unknown), ordered as :func:`argument_instances` would emit them.
+        Returns the item of each row, its span (starts, ends) and the ``(rows, columns)`` array
+        of ids (-1: unknown), ordered as :func:`argument_instances` would emit them. (Flat
+        lists of ints, not tuples: fewer objects for the garbage collector to walk.)
         """
-        sub, one, dist_ids, up_ids = self.vocab.sub, self._one, self._dist, self._up
-        path_d, sp_d, r_d, rh_d = one["path"], one["sp"], one["r"], one["rh"]
-        blocks: dict[str, list[tuple[int, ...]]] = {"P": [], "H": [], "S": []}
-        index: dict[str, list[int]] = {"P": [], "H": [], "S": []}
-        cross: list[tuple[int, ...]] = []
+        one, lengths, r_table, get = self._one, self._len, self._tables["r"], dict.get
+        fw, lw, ft = one["fw"], one["lw"], one["ft"]
+        h_width = len(self.columns["H"])
+        p_block: list[int] = []
+        h_block: list[int] = []
+        s_block: list[int] = []
+        p_index: list[int] = []
+        h_index: list[int] = []
+        s_index: list[int] = []
+        cross: list[int] = []
         owner: list[int] = []
-        spans: list[tuple[int, int]] = []
+        starts: list[int] = []
+        ends: list[int] = []
         last = None
         for n, (tree, p, rule) in enumerate(items):
             if tree is not last:  # head and span blocks are shared by a tree's predicates
                 last, heads, extents = tree, {}, {}
+                dep, lower, tag = tree.dep, tree.lower, tree.tag
             plem, voice, ptag, subcat = predicate_info(tree, p)
-            own = {tree.dep[k] for k in tree.kids[p]}
-            so = ("S" if own & {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"} else "s") \
-                + ("O" if "dobj" in own else "o")
-            chain = [tree.dep[x] for x in [p, *tree.ancestors(p)]]
+            block, by_pos = self._pair_dicts(tree, p, plem, voice, ptag, subcat)
+            p_block += block
+            p_block.append(self.vocab.get("rp" if rule else "nrp"))
+            chain = [dep[x] for x in [p, *tree.ancestors(p)]]
             ups = ["^".join(chain[:k]) + "|" for k in range(len(chain))]
             exact = {(a.start, a.end): a.label for a in rule.args} if rule else {}
             by_head = {span_head(tree, a.start, a.end): a.label for a in rule.args} if rule \
                 else {}
-            get = self.vocab.get
-            index_p = len(blocks["P"])
-            blocks["P"].append((get("b"), get("pl=" + plem), get("pt=" + ptag), get("v=" + voice),
-                                get("pl_sc=" + plem + "|" + subcat), get("rp" if rule else "nrp")))
-            by_pos = {pos: (sub("dvp=", voice + pos), sub("pathv=", voice + pos),
-                            sub("pt_dep=" + ptag, pos), sub("sc=" + subcat + "|", pos))
-                      for pos in "LRO"}
-            pos_ids = self._pos
-            pl_path, pl_hl = sub("pl_path=" + plem + "|"), sub("pl_hl=" + plem + "|")
-            pl_cl, pl_dep = sub("pl_cl=" + plem + "|"), sub("pl_dep=" + plem + "|", "|" + voice)
-            pdep, pl_v_sc = sub("pdep=" + tree.dep[p] + "|"), sub("pl_v_sc_dep=" + plem + voice
-                                                                  + subcat)
-            own_sp, own_path = sub("own=" + so + "sp="), sub("own_full=" + so + "path=")
-            own_v = sub("own_v=" + so + voice + "sp=")
-            kind_pl = {kind: get("kind_pl=" + kind + "|" + plem) for kind in ("", "alone")}
-            by_r: dict[str, tuple[int, dict[str, int], dict[str, int]]] = {}
-            for h, lo, hi, up, kind in candidate_tuples(tree, p):
+            with_r: dict[str, dict[str, tuple]] = {"L": {}, "R": {}, "O": {}}
+            cands = candidate_tuples(tree, p)
+            for h, lo, hi, up, kind in cands:
                 head = heads.get((h, up >= 0, kind))
                 if head is None:
-                    block, dep, hlem, hc = self._head(tree, h, up >= 0, kind)
-                    head = heads[(h, up >= 0, kind)] = (len(blocks["H"]), dep, hlem, hc)
-                    blocks["H"].append(block)
-                index_h, dep, hlem, hc = head
+                    head = heads[(h, up >= 0, kind)] = \
+                        (len(h_block) // h_width, *self._head(tree, h, up >= 0, kind, h_block))
+                index_h, hdep, hlem, hc = head
+                h_index.append(index_h)
                 index_s = extents.get((lo, hi))
                 if index_s is None:
-                    index_s = extents[(lo, hi)] = len(blocks["S"])
-                    blocks["S"].append(self._span(tree, lo, hi))
-                k, down = (up, tree.dep[h]) if up >= 0 else (-up, "")
+                    index_s = extents[(lo, hi)] = len(s_block) // 4
+                    s_block += (lengths[min(hi - lo, 8)], fw.get(lower[lo], -1),
+                                lw.get(lower[hi - 1], -1), ft.get(tag[lo], -1))
+                s_index.append(index_s)
+                k, down = (up, dep[h]) if up >= 0 else (-up, "")
                 full, short = ups[k] + down, f"{k}^|" + down
                 pos = "L" if hi <= p else ("R" if lo > p else "O")
-                dvp, pathv, pt_dep, sc = by_pos[pos]
                 r, rh = exact.get((lo, hi), "-"), by_head.get(h, "-")
-                rr = by_r.get(r)
-                if rr is None:
-                    rr = by_r[r] = (r_d.get(r, -1), sub("r_rh=" + r), sub("r_dep=" + r + "dep="))
-                cross.append((
-                    path_d.get(full, -1), sp_d.get(short, -1), pos_ids[pos],
-                    dist_ids[min(abs(h - p), 8)], dvp.get(dep, -1), pathv.get(full, -1),
-                    pl_path.get(full, -1), pl_dep.get(dep, -1), pl_hl.get(hlem, -1),
-                    pl_cl.get(hc, -1), pt_dep.get(dep, -1), pdep.get(short, -1),
-                    sc.get(dep, -1), pl_v_sc.get(dep, -1), up_ids[up], kind_pl[kind],
-                    own_sp.get(short, -1), own_path.get(full, -1), own_v.get(short, -1),
-                    rr[0], rh_d.get(rh, -1), rr[1].get(rh, -1), rr[2].get(dep, -1)))
-                index["P"].append(index_p)
-                index["H"].append(index_h)
-                index["S"].append(index_s)
-                owner.append(n)
-                spans.append((lo, hi))
-        ids = np.full((len(cross), len(ARGUMENT_LAYOUT)), -1, dtype=np.int64)
-        if cross:
-            ids[:, self.columns["X"]] = cross
-            for b in "PHS":
-                ids[:, self.columns[b]] = np.array(blocks[b], dtype=np.int64)[index[b]]
-        return owner, spans, ids
+                dicts = with_r[pos].get(r)
+                if dicts is None:
+                    dicts = with_r[pos][r] = by_pos[pos] + _cached(r_table, (r,),
+                                                                    self._r_context)
+                cross += map(get, dicts, (full, short, pos, min(abs(h - p), 8), hdep, full,
+                                          full, hdep, hlem, hc, hdep, short, hdep, hdep, up,
+                                          kind, short, full, short, r, rh, rh, hdep), _MINUS)
+                starts.append(lo)
+                ends.append(hi)
+            p_index += [n] * len(cands)
+            owner += [n] * len(cands)
+        return owner, starts, ends, self._assemble(cross, (p_block, p_index),
+                                                  (h_block, h_index), (s_block, s_index))
+
+    def _assemble(self, cross: list[int], *blocks: tuple[list[int], list[int]]) -> np.ndarray:
+        """The ``(rows, columns)`` array: X from ``cross``, P/H/S from (table, row index)."""
+        cols = self.columns
+        rows = len(cross) // len(cols["X"])
+        ids = np.empty((rows, len(ARGUMENT_LAYOUT)), dtype=np.int64)
+        ids[:, cols["X"]] = np.fromiter(cross, np.int64, len(cross)).reshape(-1, len(cols["X"]))
+        for b, (table, index) in zip("PHS", blocks):
+            flat = np.fromiter(table, np.int64, len(table)).reshape(-1, len(cols[b]))
+            ids[:, cols[b]] = flat[np.fromiter(index, np.intp, len(index))]
+        return ids

@@ -123,35 +123,37 @@ class Models:
         """
         trees = [_tree(s) for s in segments]
         encode = self._predicate_encoder.encode
-        where: list[tuple[int, int]] = []
+        seg_of: list[int] = []  # the candidates: segment and token (ints, not pairs: see encode)
+        token: list[int] = []
         ids: list[int] = []
         lengths: list[int] = []
         for k, t in enumerate(trees):
-            for i in range(t.n):
-                if F.is_predicate_candidate(t, i):
-                    where.append((k, i))
-                    lengths.append(encode(t, i, ids))
+            for i in F.predicate_candidates(t):
+                seg_of.append(k)
+                token.append(i)
+                lengths.append(encode(t, i, ids))
         scores = self.predicate.scores_ids(np.array(ids, dtype=np.int64),
                                            np.repeat(np.arange(len(lengths)), lengths),
                                            len(lengths))
-        yes = LinearModel.softmax(scores)[:, self._yes].tolist()
-        preds = [w for w, y in zip(where, yes) if y >= 0.5]
+        yes = (LinearModel.softmax(scores)[:, self._yes] >= 0.5).tolist()
+        pred_seg = [k for k, y in zip(seg_of, yes) if y]
+        preds = [i for i, y in zip(token, yes) if y]
         rules = [{f.predicate: f for f in label_frames(s)} for s in segments]
-        owner, spans, rows = self._argument_encoder.encode(
-            (trees[k], p, rules[k].get(p)) for k, p in preds)
+        owner, starts, ends, rows = self._argument_encoder.encode(
+            (trees[k], p, rules[k].get(p)) for k, p in zip(pred_seg, preds))
         n, width = rows.shape
         probs = LinearModel.softmax(self.argument.scores_ids(
             rows.ravel(), np.repeat(np.arange(n), width), n))
         out: list[list[Frame]] = [[] for _ in segments]
-        frames = self.decode_all([p for _, p in preds], owner, spans, probs)
-        for (k, _), frame in zip(preds, frames):
+        for k, frame in zip(pred_seg, self.decode_all(preds, owner, starts, ends, probs)):
             out[k].append(frame)
         return [tuple(fs) for fs in out]
 
-    def decode_all(self, preds: Sequence[int], owner: Sequence[int],
-                   spans: Sequence[tuple[int, int]], probs: np.ndarray) -> list[Frame]:
+    def decode_all(self, preds: Sequence[int], owner: Sequence[int], starts: Sequence[int],
+                   ends: Sequence[int], probs: np.ndarray) -> list[Frame]:
         """:meth:`decode` of every predicate at once (row ``j`` is a candidate of predicate
-        ``preds[owner[j]]`` with span ``spans[j]``; rows of a predicate in candidate order)."""
+        ``preds[owner[j]]`` with span ``[starts[j], ends[j])``; a predicate's rows in candidate
+        order)."""
         offers: list[list[tuple[int, int, str]]] = [[] for _ in preds]
         if len(owner):
             masked = probs.copy()
@@ -165,12 +167,13 @@ class Models:
             order = wins[np.lexsort((-p_best[wins], np.asarray(owner)[wins]))]
             classes = self.argument.classes
             for j, role in zip(order.tolist(), best[order].tolist()):
-                offers[owner[j]].append((*spans[j], classes[role]))
+                offers[owner[j]].append((starts[j], ends[j], classes[role]))
         return [self._choose(p, o) for p, o in zip(preds, offers)]
 
     def decode(self, p: int, cands: Sequence[F.Candidate], probs: np.ndarray) -> Frame:
         """Best non-overlapping labelled spans of predicate ``p``."""
-        return self.decode_all([p], [0] * len(cands), [(c.start, c.end) for c in cands], probs)[0]
+        return self.decode_all([p], [0] * len(cands), [c.start for c in cands],
+                               [c.end for c in cands], probs)[0]
 
     @staticmethod
     def _choose(p: int, offers: Sequence[tuple[int, int, str]]) -> Frame:
