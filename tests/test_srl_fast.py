@@ -202,6 +202,27 @@ def test_tree_extents_on_any_head_column(heads: list[int]) -> None:
     assert list(tree.head) == [(h or 0) - 1 for h in heads]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 9).flatmap(lambda n: st.lists(st.integers(0, n), min_size=n,
+                                                   max_size=n)))
+def test_rule_tree_extents_on_any_head_column(heads: list[int]) -> None:
+    # the rule labeller's extent: every token reachable from i through children, i included
+    # (cycles and self-loops too; computed in one pass for a forest, by a search otherwise)
+    from mtstrata.layers.srl import _Tree
+
+    n = len(heads)
+    tree = _Tree(Segment.from_words(["w"] * n, heads=heads, deprels=["dep"] * n))
+    kids = [[k for k in range(n) if heads[k] == i + 1] for i in range(n)]
+    for i in range(n):
+        reach, todo = {i}, [i]
+        while todo:
+            for c in kids[todo.pop()]:
+                if c not in reach:
+                    reach.add(c)
+                    todo.append(c)
+        assert tree.extent(i) == (min(reach), max(reach) + 1)
+
+
 # ----------------------------------------------------------------------------- the vocabulary
 _PIECE = st.text(alphabet="ab|=^ ", max_size=4)
 

@@ -133,13 +133,25 @@ class _Tree:
         for i, t in enumerate(seg.tokens):
             if t.head:  # 1-based head; 0 is a root
                 self.kids[t.head - 1].append(i)
+        self.deps = [(t.deprel or "").lower() for t in seg.tokens]
         self._ext: dict[int, tuple[int, int]] = {}
+        order = [i for i, t in enumerate(seg.tokens) if not t.head]
+        for k in order:  # breadth-first from the roots (the list grows as it is read)
+            order.extend(self.kids[k])
+        if len(order) == len(self.toks):  # a forest (no cycle): all extents, bottom-up
+            ext = self._ext
+            for k in reversed(order):
+                lo, hi = k, k + 1
+                for c in self.kids[k]:
+                    clo, chi = ext[c]
+                    lo, hi = clo if clo < lo else lo, chi if chi > hi else hi
+                ext[k] = (lo, hi)
 
     def extent(self, i: int) -> tuple[int, int]:
         """The ``[start, end)`` range covering the subtree of ``i``."""
-        if i not in self._ext:
+        if i not in self._ext:  # a malformed head column (with a cycle): search
             lo, hi, todo, seen = i, i, [i], {i}
-            while todo:  # ``seen`` guards against a cyclic (malformed) head column
+            while todo:  # ``seen`` guards against the cycle
                 k = todo.pop()
                 lo, hi = min(lo, k), max(hi, k)
                 todo.extend(c for c in self.kids[k] if c not in seen)
@@ -165,14 +177,14 @@ class _Tree:
         return Span(lo, hi, label)
 
     def dep(self, i: int) -> str:
-        return (self.toks[i].deprel or "").lower()
+        return self.deps[i]
 
     def low(self, i: int) -> str:
         t = self.toks[i]
         return (t.lemma or t.form).lower()
 
     def first(self, i: int, *deps: str) -> int | None:
-        return next((k for k in self.kids[i] if self.dep(k) in deps), None)
+        return next((k for k in self.kids[i] if self.deps[k] in deps), None)
 
 
 def is_predicate(seg: Segment, i: int) -> bool:
