@@ -35,6 +35,8 @@ PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NF
 #: punctuation trimmed from the edges of a span (PropBank keeps quotes and brackets inside)
 TRIM_TAGS = frozenset({",", ".", ":", "HYPH", "NFP"})
 MAX_UP = 6  # ancestors climbed from a predicate
+#: the kinds of candidate: "" the subtree, "alone" the head token alone
+KINDS = ("", "alone")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +47,7 @@ class Candidate:
     start: int
     end: int
     up: int  # 0: a dependent of p; k > 0: a dependent of p's k-th ancestor; -k: that ancestor
-    kind: str = ""  # "": the subtree; "alone": the head token alone
+    kind: str = ""  # one of KINDS
 
 
 class Tree:
@@ -160,7 +162,7 @@ def candidate_tuples(tree: Tree, p: int) -> list[tuple[int, int, int, int, str]]
             out.append((c, lo, hi, up, ""))
             if not up and dep[c] in ("dobj", "attr") and tag[c].startswith("NN") \
                     and hi - lo > 1:  # the noun alone: a light verb's AM-PRR ("make a profit")
-                out.append((c, c, c + 1, 0, "alone"))
+                out.append((c, c, c + 1, 0, KINDS[1]))
         if up:
             lo, hi = lo_[a], hi_[a]
             if lo_[below] > a:
@@ -386,7 +388,7 @@ class ArgumentEncoder:
         return (get("pl=" + plem), get("pl_sc=" + plem + "|" + subcat),
                 sub("pl_path=" + plem + "|"), sub("pl_dep=" + plem + "|", "|" + voice),
                 sub("pl_hl=" + plem + "|"), sub("pl_cl=" + plem + "|"),
-                sub("pl_v_sc_dep=" + plem + voice + subcat), sub("kind_pl=", "|" + plem),
+                sub("pl_v_sc_dep=" + plem + voice + subcat), {k: get("kind_pl=" + k + "|" + plem) for k in KINDS},
                 {pos: sub("sc=" + subcat + "|", pos) for pos in "LRO"})
 
     def _dep_context(self, dep: str, kind: str) -> tuple:
