@@ -155,18 +155,18 @@ class Models:
         ``preds[owner[j]]`` with span ``[starts[j], ends[j])``; a predicate's rows in candidate
         order)."""
         offers: list[list[tuple[int, int, str]]] = [[] for _ in preds]
-        if len(owner):
-            masked = probs.copy()
+        # a candidate that loses to "none" is never kept: only the others are ranked
+        wins = np.flatnonzero(probs[:, self._none] < self.max_none)
+        if len(wins):
+            masked = probs[wins]
             masked[:, self._none] = -1.0
             best = masked.argmax(axis=1)
             p_best = masked[np.arange(len(best)), best]
-            # a candidate that loses to "none" is never kept: leave it out before sorting
-            wins = np.flatnonzero(probs[:, self._none] < self.max_none)
             # by predicate, then by decreasing probability, ties in row order (lexsort is
-            # stable, as decode's argsort)
-            order = wins[np.lexsort((-p_best[wins], np.asarray(owner)[wins]))]
+            # stable, as decode's argsort was)
+            order = np.lexsort((-p_best, np.asarray(owner)[wins]))
             classes = self.argument.classes
-            for j, role in zip(order.tolist(), best[order].tolist()):
+            for j, role in zip(wins[order].tolist(), best[order].tolist()):
                 offers[owner[j]].append((starts[j], ends[j], classes[role]))
         return [self._choose(p, o) for p, o in zip(preds, offers)]
 
@@ -177,20 +177,23 @@ class Models:
 
     @staticmethod
     def _choose(p: int, offers: Sequence[tuple[int, int, str]]) -> Frame:
-        """Keep each offered ``(start, end, role)`` in turn unless it overlaps a kept span or
-        ``p``, or repeats a numbered role."""
-        taken: list[tuple[int, int]] = []
+        """Keep each offered ``(start, end, role)`` in turn unless it covers ``p``, repeats a
+        numbered role or overlaps a kept span; the frame lists them by (start, end, role)."""
+        if not offers:
+            return Frame(p)
+        kept: list[tuple[int, int, str]] = []
         roles: set[str] = set()
-        args: list[Span] = []
         for start, end, role in offers:
-            if role in CORE and role in roles:
+            if start <= p < end or (role in roles and role in CORE):
                 continue
-            if any(start < e and s < end for s, e in taken) or start <= p < end:
-                continue
-            taken.append((start, end))
-            roles.add(role)
-            args.append(Span(start, end, role))
-        return Frame(p, tuple(sorted(args, key=lambda a: (a.start, a.end, a.label))))
+            for s, e, _ in kept:
+                if start < e and s < end:
+                    break
+            else:
+                kept.append((start, end, role))
+                roles.add(role)
+        kept.sort()
+        return Frame(p, tuple([Span(*a) for a in kept]))
 
 
 def _tree(seg: Segment) -> F.Tree:
