@@ -127,11 +127,15 @@ def _check_encoders(segs: list[Segment], keep: float, seed: int) -> None:
     afeats = [f for _, _, a in per_seg for f in a]
     for vocab in (_vocabulary(pfeats, keep, seed), _MODELS.predicate.features):
         enc = F.PredicateEncoder(Vocabulary(vocab))
-        rows = []
-        for tree, i, _ in items:
+        rows, tokens = [], []
+        for tree in dict.fromkeys(tree for tree, _, _ in items):
             ids: list[int] = []
-            assert enc.encode(tree, i, ids) == len(ids)
-            rows.append([j for j in ids if j >= 0])
+            lengths: list[int] = []
+            tokens += [(tree, i) for i in enc.encode(tree, ids, lengths)]
+            assert sum(lengths) == len(ids) and len(lengths) == len(tokens) - len(rows)
+            ends = np.cumsum(lengths).tolist()
+            rows += [[j for j in ids[e - n:e] if j >= 0] for n, e in zip(lengths, ends)]
+        assert tokens == [(tree, i) for tree, i, _ in items]
         assert rows == _strings_to_ids(vocab, pfeats)
     for vocab in (_vocabulary(afeats, keep, seed), _MODELS.argument.features):
         owner, starts, ends, ids = F.ArgumentEncoder(Vocabulary(vocab)).encode(items)

@@ -321,34 +321,41 @@ class PredicateEncoder:
         self._one = {k: vocab.sub(k + "=") for k in ("t", "d", "l", "w", "ht", "pt", "nt", "u",
                                                       "k")}
         self._b = vocab.get("b")
-        self._tags: dict[tuple, tuple[dict[str, int], ...]] = {}
+        self._tags: dict[tuple, tuple[tuple[dict[str, int], ...], dict[str, int]]] = {}
 
-    def _tag(self, t: str, d: str) -> tuple[dict[str, int], ...]:
-        """The lookups keyed by a piece for a token of tag ``t`` and label ``d``."""
-        sub = self.vocab.sub
-        return sub("td=" + t), sub("lt=", t), sub("ld=", d), sub("tdh=" + t + d), sub("tk=" + t)
+    def _tag(self, t: str, d: str) -> tuple[tuple[dict[str, int], ...], dict[str, int]]:
+        """The dicts of the features after "b" for a token of tag ``t`` and label ``d``, in
+        order, and that of "tk" (keyed by a dependent's label)."""
+        sub, one = self.vocab.sub, self._one
+        return (one["t"], one["d"], one["l"], one["w"], one["ht"], sub("td=" + t), sub("lt=", t),
+                sub("ld=", d), one["pt"], one["nt"], sub("tdh=" + t + d), one["u"]), \
+            sub("tk=" + t)
 
-    def encode(self, tree: Tree, i: int, out: list[int]) -> int:
-        """Append the columns of token ``i`` to ``out`` (-1: unknown); return how many."""
-        one = self._one
-        h = tree.head[i]
-        htag = tree.tag[h] if 0 <= h < tree.n else "ROOT"
-        prev = tree.tag[i - 1] if i else "BOS"
-        nxt = tree.tag[i + 1] if i + 1 < tree.n else "EOS"
-        t, d, lem = tree.tag[i], tree.dep[i], tree.lemma[i]
-        td, lt, ld, tdh, tk = _cached(self._tags, (t, d), self._tag)
-        out += (self._b, one["t"].get(t, -1), one["d"].get(d, -1), one["l"].get(lem, -1),
-                one["w"].get(tree.lower[i], -1), one["ht"].get(htag, -1), td.get(d, -1),
-                lt.get(lem, -1), ld.get(lem, -1), one["pt"].get(prev, -1),
-                one["nt"].get(nxt, -1), tdh.get(htag, -1), one["u"].get(tree.upos[i], -1))
-        kids = tree.kids[i]
-        if not kids:
-            return 13
-        labels = sorted({tree.dep[k] for k in kids})
-        k_d = one["k"]
-        out += [k_d.get(k, -1) for k in labels]
-        out += [tk.get(k, -1) for k in labels]
-        return 13 + 2 * len(labels)
+    def encode(self, tree: Tree, out: list[int], lengths: list[int]) -> list[int]:
+        """The predicate candidates of ``tree`` (:func:`predicate_candidates`); the columns of
+        each are appended to ``out`` (-1: unknown) and their number to ``lengths``."""
+        tag, dep, lemma, lower, upos, head = tree.tag, tree.dep, tree.lemma, tree.lower, \
+            tree.upos, tree.head
+        n, b, k_d, tags, get = tree.n, self._b, self._one["k"], self._tags, dict.get
+        tokens = predicate_candidates(tree)
+        for i in tokens:
+            t, d, lem = tag[i], dep[i], lemma[i]
+            h = head[i]
+            htag = tag[h] if 0 <= h < n else "ROOT"
+            ctx = tags.get((t, d)) or _cached(tags, (t, d), self._tag)
+            out.append(b)
+            out += map(get, ctx[0], (t, d, lem, lower[i], htag, d, lem, lem,
+                                     tag[i - 1] if i else "BOS",
+                                     tag[i + 1] if i + 1 < n else "EOS", htag, upos[i]), _MINUS)
+            kids = tree.kids[i]
+            if kids:
+                labels = sorted({dep[k] for k in kids})
+                out += map(k_d.get, labels, _MINUS)
+                out += map(ctx[1].get, labels, _MINUS)
+                lengths.append(13 + 2 * len(labels))
+            else:
+                lengths.append(13)
+        return tokens
 
 
 class ArgumentEncoder:
@@ -372,7 +379,8 @@ class ArgumentEncoder:
         self._b = get("b")
         self.columns = {b: [k for k, (_, blk) in enumerate(ARGUMENT_LAYOUT) if blk == b]
                         for b in "PHSX"}
-        self._tables: dict[str, dict[tuple, Any]] = {k: {} for k in ("tag", "lemma", "dep", "r")}
+        self._tables: dict[str, dict[tuple, Any]] = {k: {} for k in ("tag", "lemma", "dep", "r",
+                                                                     "predicate")}
 
     # lookups shared by predicates (or heads) with the same pieces, made on first use
     def _tag_context(self, ptag: str, voice: str, pdep: str, so: str) -> tuple:
@@ -402,22 +410,21 @@ class ArgumentEncoder:
         sub = self.vocab.sub
         return self._one["r"], self._one["rh"], sub("r_rh=" + r), sub("r_dep=" + r + "dep=")
 
-    def _pair_dicts(self, tree: Tree, p: int, plem: str, voice: str, ptag: str, subcat: str
-                    ) -> tuple[tuple[int, ...], dict[str, tuple]]:
-        """(P block, per position: the dicts of the pair features but the rule's, X order)."""
-        own = {tree.dep[k] for k in tree.kids[p]}
-        so = ("S" if own & {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"} else "s") \
-            + ("O" if "dobj" in own else "o")
-        pt_id, v_id, pdep, own_sp, own_path, own_v, t_pos = _cached(
-            self._tables["tag"], (ptag, voice, tree.dep[p], so), self._tag_context)
+    def _predicate_context(self, ptag: str, voice: str, pdep: str, so: str, plem: str,
+                           subcat: str) -> tuple[tuple[int, ...], dict[str, tuple],
+                                                 dict[str, dict[str, tuple]]]:
+        """(P block but r0, per position the dicts of the pair features but the rule's in X
+        order, and the same completed per rule label: filled as labels are met)."""
+        pt_id, v_id, pdep_d, own_sp, own_path, own_v, t_pos = _cached(
+            self._tables["tag"], (ptag, voice, pdep, so), self._tag_context)
         pl_id, pl_sc_id, pl_path, pl_dep, pl_hl, pl_cl, pl_v_sc, kind_pl, sc_pos = _cached(
             self._tables["lemma"], (plem, voice, subcat), self._lemma_context)
         one = self._one
         by_pos = {pos: (one["path"], one["sp"], one["pos"], self._dist, t_pos[pos][0],
-                        t_pos[pos][1], pl_path, pl_dep, pl_hl, pl_cl, t_pos[pos][2], pdep,
+                        t_pos[pos][1], pl_path, pl_dep, pl_hl, pl_cl, t_pos[pos][2], pdep_d,
                         sc_pos[pos], pl_v_sc, self._up, kind_pl, own_sp, own_path, own_v)
                   for pos in "LRO"}
-        return (self._b, pl_id, pt_id, v_id, pl_sc_id), by_pos
+        return (self._b, pl_id, pt_id, v_id, pl_sc_id), by_pos, {pos: {} for pos in "LRO"}
 
     def _head(self, tree: Tree, h: int, down: bool, kind: str, out: list[int]
               ) -> tuple[str, str, str]:
@@ -448,6 +455,7 @@ class ArgumentEncoder:
         lists of ints, not tuples: fewer objects for the garbage collector to walk.)
         """
         one, lengths, r_table, get = self._one, self._len, self._tables["r"], dict.get
+        contexts = self._tables["predicate"]
         fw, lw, ft = one["fw"], one["lw"], one["ft"]
         h_width = len(self.columns["H"])
         p_block: list[int] = []
@@ -466,7 +474,11 @@ class ArgumentEncoder:
                 last, heads, extents = tree, {}, {}
                 dep, lower, tag = tree.dep, tree.lower, tree.tag
             plem, voice, ptag, subcat = predicate_info(tree, p)
-            block, by_pos = self._pair_dicts(tree, p, plem, voice, ptag, subcat)
+            own = {dep[k] for k in tree.kids[p]}
+            so = ("S" if own & {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"} else "s") \
+                + ("O" if "dobj" in own else "o")
+            block, by_pos, with_r = _cached(contexts, (ptag, voice, dep[p], so, plem, subcat),
+                                            self._predicate_context)
             p_block += block
             p_block.append(self.vocab.get("rp" if rule else "nrp"))
             chain = [dep[x] for x in [p, *tree.ancestors(p)]]
@@ -474,7 +486,6 @@ class ArgumentEncoder:
             exact = {(a.start, a.end): a.label for a in rule.args} if rule else {}
             by_head = {span_head(tree, a.start, a.end): a.label for a in rule.args} if rule \
                 else {}
-            with_r: dict[str, dict[str, tuple]] = {"L": {}, "R": {}, "O": {}}
             cands = candidate_tuples(tree, p)
             for h, lo, hi, up, kind in cands:
                 head = heads.get((h, up >= 0, kind))

@@ -122,16 +122,14 @@ class Models:
         :mod:`~mtstrata.layers.srl_features`), never as strings: the same sparse rows.
         """
         trees = [_tree(s) for s in segments]
-        encode = self._predicate_encoder.encode
         seg_of: list[int] = []  # the candidates: segment and token (ints, not pairs: see encode)
         token: list[int] = []
         ids: list[int] = []
         lengths: list[int] = []
         for k, t in enumerate(trees):
-            for i in F.predicate_candidates(t):
-                seg_of.append(k)
-                token.append(i)
-                lengths.append(encode(t, i, ids))
+            tokens = self._predicate_encoder.encode(t, ids, lengths)
+            seg_of += [k] * len(tokens)
+            token += tokens
         scores = self.predicate.scores_ids(np.array(ids, dtype=np.int64),
                                            np.repeat(np.arange(len(lengths)), lengths),
                                            len(lengths))
