@@ -166,6 +166,8 @@ def test_argument_layout_names_the_features_in_order() -> None:
     (_, feats), *_ = F.argument_instances(tree, 2, label_frames(SEGMENTS[0])[0])
     names = [f.split("=")[0] if "=" in f else {"rp": "r0", "nrp": "r0"}.get(f, f) for f in feats]
     assert names == [name for name, _ in F.ARGUMENT_LAYOUT if name != "wh"]
+    pair = [name for group in F.PAIR_GROUPS for name in group]
+    assert sorted(pair) == sorted(name for name, block in F.ARGUMENT_LAYOUT if block == "X")
 
 
 # ----------------------------------------------------------------------------- the tree

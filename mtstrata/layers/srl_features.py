@@ -292,6 +292,12 @@ ARGUMENT_LAYOUT = tuple(tuple(item.split(":")) for item in (
     "pt:P v:P dvp:X pathv:X pl_path:X pl_dep:X pl_hl:X pl_cl:X dep_hl:H dep_cl:H dep_mk:H "
     "pt_dep:X pdep:X sc:X pl_sc:P pl_v_sc_dep:X kids:H dep_kids:H up:X kind:H kind_dep:H "
     "kind_pl:X wh:H own:X own_full:X own_v:X r0:P r:X rh:X r_rh:X r_dep:X").split())
+#: the pair features (block X) as the encoder emits them: the group of the predicate's
+#: tag-level context (tag, voice, label, own dependents), the lemma's, the distance, the rule's
+PAIR_GROUPS = (("path", "sp", "pos", "dvp", "pathv", "pt_dep", "pdep", "own", "own_full",
+                "own_v", "up"),
+               ("pl_path", "pl_dep", "pl_hl", "pl_cl", "sc", "pl_v_sc_dep", "kind_pl", "dist"),
+               ("r", "rh", "r_rh", "r_dep"))
 WH_WORDS = ("who", "which", "that", "whom", "whose", "where", "when", "why")
 
 
@@ -362,9 +368,9 @@ class ArgumentEncoder:
     """Columns of :func:`argument_instances`, a fixed-width row per candidate.
 
     Rows are assembled from four blocks (:data:`ARGUMENT_LAYOUT`): the predicate's features
-    (once per predicate), the candidate head's and span's (once per tree), and the pair's: a
-    tuple of dicts chosen per predicate (and the candidate's position and rule label) looked
-    up with a tuple of the candidate's pieces, in one ``map``.
+    (once per predicate), the candidate head's and span's (once per tree), and the pair's, in
+    :data:`PAIR_GROUPS`: the groups that depend on the predicate's tag-level context and on
+    the rule's labels repeat a lot and are kept per their pieces; the lemma's are looked up.
     """
 
     def __init__(self, vocab: Vocabulary):
@@ -374,29 +380,36 @@ class ArgumentEncoder:
                                                "ct", "fw", "lw", "ft", "mk", "kids", "r", "rh",
                                                "kind")}
         self._len = [get("len=" + _bucket(n)) for n in range(9)]
-        self._dist = {n: get("dist=" + _bucket(n)) for n in range(9)}
+        self._dist = [get("dist=" + _bucket(n)) for n in range(9)]
         self._up = {u: get(f"up={u}") for u in range(-MAX_UP, MAX_UP + 1)}
         self._b = get("b")
+        where = {name: k for k, (name, _) in enumerate(ARGUMENT_LAYOUT)}
         self.columns = {b: [k for k, (_, blk) in enumerate(ARGUMENT_LAYOUT) if blk == b]
-                        for b in "PHSX"}
-        self._tables: dict[str, dict[tuple, Any]] = {k: {} for k in ("tag", "lemma", "dep", "r",
-                                                                     "predicate")}
+                        for b in "PHS"}
+        self.columns["X"] = [where[name] for group in PAIR_GROUPS for name in group]
+        self._tables: dict[str, dict[tuple, Any]] = {k: {} for k in ("tag", "lemma", "dep", "r")}
 
     # lookups shared by predicates (or heads) with the same pieces, made on first use
-    def _tag_context(self, ptag: str, voice: str, pdep: str, so: str) -> tuple:
-        sub, get = self.vocab.sub, self.vocab.get
-        return (get("pt=" + ptag), get("v=" + voice), sub("pdep=" + pdep + "|"),
-                sub("own=" + so + "sp="), sub("own_full=" + so + "path="),
-                sub("own_v=" + so + voice + "sp="),
-                {pos: (sub("dvp=", voice + pos), sub("pathv=", voice + pos),
-                       sub("pt_dep=" + ptag, pos)) for pos in "LRO"})
+    def _tag_context(self, ptag: str, voice: str, pdep: str, so: str
+                     ) -> tuple[int, int, dict[str, tuple], dict[tuple, tuple[int, ...]]]:
+        """(pt, v, per position the dicts of the tag group, the tag groups met so far)."""
+        sub, get, one = self.vocab.sub, self.vocab.get, self._one
+        pdep_d, own_sp, own_path = sub("pdep=" + pdep + "|"), sub("own=" + so + "sp="), \
+            sub("own_full=" + so + "path=")
+        own_v = sub("own_v=" + so + voice + "sp=")
+        by_pos = {pos: (one["path"], one["sp"], one["pos"], sub("dvp=", voice + pos),
+                        sub("pathv=", voice + pos), sub("pt_dep=" + ptag, pos), pdep_d, own_sp,
+                        own_path, own_v, self._up) for pos in "LRO"}
+        return get("pt=" + ptag), get("v=" + voice), by_pos, {}
 
     def _lemma_context(self, plem: str, voice: str, subcat: str) -> tuple:
+        """(pl, pl_sc, then the dicts of the lemma group, "sc" per position)."""
         sub, get = self.vocab.sub, self.vocab.get
         return (get("pl=" + plem), get("pl_sc=" + plem + "|" + subcat),
                 sub("pl_path=" + plem + "|"), sub("pl_dep=" + plem + "|", "|" + voice),
                 sub("pl_hl=" + plem + "|"), sub("pl_cl=" + plem + "|"),
-                sub("pl_v_sc_dep=" + plem + voice + subcat), {k: get("kind_pl=" + k + "|" + plem) for k in KINDS},
+                sub("pl_v_sc_dep=" + plem + voice + subcat),
+                {k: get("kind_pl=" + k + "|" + plem) for k in KINDS},
                 {pos: sub("sc=" + subcat + "|", pos) for pos in "LRO"})
 
     def _dep_context(self, dep: str, kind: str) -> tuple:
@@ -406,40 +419,28 @@ class ArgumentEncoder:
                  sub("dep_mk=" + dep + "|"), one["kids"], sub("dep_kids=" + dep + "|")),
                 one["kind"].get(kind, -1), self.vocab.get("kind_dep=" + kind + "|" + dep))
 
-    def _r_context(self, r: str) -> tuple[dict[str, int], ...]:
+    def _rule_group(self, r: str, rh: str, dep: str) -> tuple[int, ...]:
         sub = self.vocab.sub
-        return self._one["r"], self._one["rh"], sub("r_rh=" + r), sub("r_dep=" + r + "dep=")
-
-    def _predicate_context(self, ptag: str, voice: str, pdep: str, so: str, plem: str,
-                           subcat: str) -> tuple[tuple[int, ...], dict[str, tuple],
-                                                 dict[str, dict[str, tuple]]]:
-        """(P block but r0, per position the dicts of the pair features but the rule's in X
-        order, and the same completed per rule label: filled as labels are met)."""
-        pt_id, v_id, pdep_d, own_sp, own_path, own_v, t_pos = _cached(
-            self._tables["tag"], (ptag, voice, pdep, so), self._tag_context)
-        pl_id, pl_sc_id, pl_path, pl_dep, pl_hl, pl_cl, pl_v_sc, kind_pl, sc_pos = _cached(
-            self._tables["lemma"], (plem, voice, subcat), self._lemma_context)
-        one = self._one
-        by_pos = {pos: (one["path"], one["sp"], one["pos"], self._dist, t_pos[pos][0],
-                        t_pos[pos][1], pl_path, pl_dep, pl_hl, pl_cl, t_pos[pos][2], pdep_d,
-                        sc_pos[pos], pl_v_sc, self._up, kind_pl, own_sp, own_path, own_v)
-                  for pos in "LRO"}
-        return (self._b, pl_id, pt_id, v_id, pl_sc_id), by_pos, {pos: {} for pos in "LRO"}
+        return (self._one["r"].get(r, -1), self._one["rh"].get(rh, -1),
+                sub("r_rh=" + r).get(rh, -1), sub("r_dep=" + r + "dep=").get(dep, -1))
 
     def _head(self, tree: Tree, h: int, down: bool, kind: str, out: list[int]
               ) -> tuple[str, str, str]:
         """Append the H block of a candidate head to ``out``; return (dep, lemma, lemma|content)."""
         dep = (tree.dep[h] if down else "ANC") + ("_" + kind[:3] if kind else "")
         htag, hlem = tree.tag[h], tree.lemma[h]
-        content, ctag, mark = hlem, htag, ""
-        for k in tree.kids[h]:
-            dk = tree.dep[k]
-            if dk in ("pobj", "pcomp") and down:
-                content, ctag = tree.lemma[k], tree.tag[k]
-            elif dk in ("mark", "advmod") and k < h and not mark:
-                mark = tree.lower[k]
-        kids = " ".join(sorted({tree.dep[k] for k in tree.kids[h]})) if down else ""
-        dicts, kind_id, kind_dep = _cached(self._tables["dep"], (dep, kind), self._dep_context)
+        content, ctag, mark, kids = hlem, htag, "", ""
+        if tree.kids[h]:
+            for k in tree.kids[h]:
+                dk = tree.dep[k]
+                if dk in ("pobj", "pcomp") and down:
+                    content, ctag = tree.lemma[k], tree.tag[k]
+                elif dk in ("mark", "advmod") and k < h and not mark:
+                    mark = tree.lower[k]
+            if down:
+                kids = " ".join(sorted({tree.dep[k] for k in tree.kids[h]}))
+        dicts, kind_id, kind_dep = self._tables["dep"].get((dep, kind)) or \
+            _cached(self._tables["dep"], (dep, kind), self._dep_context)
         out += map(dict.get, dicts, (dep, htag, hlem, content, ctag, mark, hlem, content, mark,
                                      kids, kids), _MINUS)
         low = tree.lower[h]
@@ -454,8 +455,8 @@ class ArgumentEncoder:
         of ids (-1: unknown), ordered as :func:`argument_instances` would emit them. (Flat
         lists of ints, not tuples: fewer objects for the garbage collector to walk.)
         """
-        one, lengths, r_table, get = self._one, self._len, self._tables["r"], dict.get
-        contexts = self._tables["predicate"]
+        one, lengths, tables, dist = self._one, self._len, self._tables, self._dist
+        rule_groups = tables["r"]
         fw, lw, ft = one["fw"], one["lw"], one["ft"]
         h_width = len(self.columns["H"])
         p_block: list[int] = []
@@ -477,10 +478,14 @@ class ArgumentEncoder:
             own = {dep[k] for k in tree.kids[p]}
             so = ("S" if own & {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"} else "s") \
                 + ("O" if "dobj" in own else "o")
-            block, by_pos, with_r = _cached(contexts, (ptag, voice, dep[p], so, plem, subcat),
-                                            self._predicate_context)
-            p_block += block
-            p_block.append(self.vocab.get("rp" if rule else "nrp"))
+            pt_id, v_id, tag_dicts, tag_groups = _cached(
+                tables["tag"], (ptag, voice, dep[p], so), self._tag_context)
+            pl_id, pl_sc_id, pl_path, pl_dep, pl_hl, pl_cl, pl_v_sc, kind_pl, sc_pos = _cached(
+                tables["lemma"], (plem, voice, subcat), self._lemma_context)
+            p_block += (self._b, pl_id, pt_id, v_id, pl_sc_id,
+                        self.vocab.get("rp" if rule else "nrp"))
+            if len(tag_groups) >= MAX_CACHED:
+                tag_groups.clear()
             chain = [dep[x] for x in [p, *tree.ancestors(p)]]
             ups = ["^".join(chain[:k]) + "|" for k in range(len(chain))]
             exact = {(a.start, a.end): a.label for a in rule.args} if rule else {}
@@ -503,14 +508,18 @@ class ArgumentEncoder:
                 k, down = (up, dep[h]) if up >= 0 else (-up, "")
                 full, short = ups[k] + down, f"{k}^|" + down
                 pos = "L" if hi <= p else ("R" if lo > p else "O")
-                r, rh = exact.get((lo, hi), "-"), by_head.get(h, "-")
-                dicts = with_r[pos].get(r)
-                if dicts is None:
-                    dicts = with_r[pos][r] = by_pos[pos] + _cached(r_table, (r,),
-                                                                    self._r_context)
-                cross += map(get, dicts, (full, short, pos, min(abs(h - p), 8), hdep, full,
-                                          full, hdep, hlem, hc, hdep, short, hdep, hdep, up,
-                                          kind, short, full, short, r, rh, rh, hdep), _MINUS)
+                group = tag_groups.get((full, short, pos, hdep, up))
+                if group is None:
+                    group = tag_groups[(full, short, pos, hdep, up)] = tuple(map(
+                        dict.get, tag_dicts[pos],
+                        (full, short, pos, hdep, full, hdep, short, short, full, short, up),
+                        _MINUS))
+                cross += group
+                cross += (pl_path.get(full, -1), pl_dep.get(hdep, -1), pl_hl.get(hlem, -1),
+                          pl_cl.get(hc, -1), sc_pos[pos].get(hdep, -1), pl_v_sc.get(hdep, -1),
+                          kind_pl[kind], dist[min(abs(h - p), 8)])
+                key = (exact.get((lo, hi), "-"), by_head.get(h, "-"), hdep)
+                cross += rule_groups.get(key) or _cached(rule_groups, key, self._rule_group)
                 starts.append(lo)
                 ends.append(hi)
             p_index += [n] * len(cands)
