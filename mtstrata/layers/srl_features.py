@@ -328,6 +328,7 @@ class PredicateEncoder:
                                                       "k")}
         self._b = vocab.get("b")
         self._tags: dict[tuple, tuple[tuple[dict[str, int], ...], dict[str, int]]] = {}
+        self._rows: dict[tuple, tuple[int, ...]] = {}
 
     def _tag(self, t: str, d: str) -> tuple[tuple[dict[str, int], ...], dict[str, int]]:
         """The dicts of the features after "b" for a token of tag ``t`` and label ``d``, in
@@ -337,30 +338,32 @@ class PredicateEncoder:
                 sub("ld=", d), one["pt"], one["nt"], sub("tdh=" + t + d), one["u"]), \
             sub("tk=" + t)
 
+    def _row(self, t: str, d: str, lem: str, low: str, htag: str, prev: str, nxt: str,
+             upos: str, labels: tuple[str, ...]) -> tuple[int, ...]:
+        """The columns of a token from its pieces (``labels``: its dependents', sorted)."""
+        dicts, tk = _cached(self._tags, (t, d), self._tag)
+        return (self._b, *map(dict.get, dicts, (t, d, lem, low, htag, d, lem, lem, prev, nxt,
+                                                htag, upos), _MINUS),
+                *map(self._one["k"].get, labels, _MINUS), *map(tk.get, labels, _MINUS))
+
     def encode(self, tree: Tree, out: list[int], lengths: list[int]) -> list[int]:
         """The predicate candidates of ``tree`` (:func:`predicate_candidates`); the columns of
-        each are appended to ``out`` (-1: unknown) and their number to ``lengths``."""
+        each are appended to ``out`` (-1: unknown) and their number to ``lengths``.
+
+        Rows are kept per their pieces (a token's tag, label, words, neighbours' tags and
+        dependents' labels): in MT output most candidate tokens repeat."""
         tag, dep, lemma, lower, upos, head = tree.tag, tree.dep, tree.lemma, tree.lower, \
             tree.upos, tree.head
-        n, b, k_d, tags, get = tree.n, self._b, self._one["k"], self._tags, dict.get
+        n, rows, kids = tree.n, self._rows, tree.kids
         tokens = predicate_candidates(tree)
         for i in tokens:
-            t, d, lem = tag[i], dep[i], lemma[i]
             h = head[i]
-            htag = tag[h] if 0 <= h < n else "ROOT"
-            ctx = tags.get((t, d)) or _cached(tags, (t, d), self._tag)
-            out.append(b)
-            out += map(get, ctx[0], (t, d, lem, lower[i], htag, d, lem, lem,
-                                     tag[i - 1] if i else "BOS",
-                                     tag[i + 1] if i + 1 < n else "EOS", htag, upos[i]), _MINUS)
-            kids = tree.kids[i]
-            if kids:
-                labels = sorted({dep[k] for k in kids})
-                out += map(k_d.get, labels, _MINUS)
-                out += map(ctx[1].get, labels, _MINUS)
-                lengths.append(13 + 2 * len(labels))
-            else:
-                lengths.append(13)
+            key = (tag[i], dep[i], lemma[i], lower[i], tag[h] if 0 <= h < n else "ROOT",
+                   tag[i - 1] if i else "BOS", tag[i + 1] if i + 1 < n else "EOS", upos[i],
+                   tuple(sorted({dep[k] for k in kids[i]})) if kids[i] else ())
+            row = rows.get(key) or _cached(rows, key, self._row)
+            out += row
+            lengths.append(len(row))
         return tokens
 
 
@@ -387,7 +390,8 @@ class ArgumentEncoder:
         self.columns = {b: [k for k, (_, blk) in enumerate(ARGUMENT_LAYOUT) if blk == b]
                         for b in "PHS"}
         self.columns["X"] = [where[name] for group in PAIR_GROUPS for name in group]
-        self._tables: dict[str, dict[tuple, Any]] = {k: {} for k in ("tag", "lemma", "dep", "r")}
+        self._tables: dict[str, dict[tuple, Any]] = {k: {} for k in ("tag", "lemma", "dep", "r",
+                                                                     "head")}
 
     # lookups shared by predicates (or heads) with the same pieces, made on first use
     def _tag_context(self, ptag: str, voice: str, pdep: str, so: str
@@ -419,6 +423,14 @@ class ArgumentEncoder:
                  sub("dep_mk=" + dep + "|"), one["kids"], sub("dep_kids=" + dep + "|")),
                 one["kind"].get(kind, -1), self.vocab.get("kind_dep=" + kind + "|" + dep))
 
+    def _head_block(self, dep: str, kind: str, htag: str, hlem: str, content: str, ctag: str,
+                    mark: str, kids: str, wh: str) -> tuple[int, ...]:
+        """The H block of a candidate head from its pieces (``wh``: its word if a wh-word)."""
+        dicts, kind_id, kind_dep = _cached(self._tables["dep"], (dep, kind), self._dep_context)
+        return (*map(dict.get, dicts, (dep, htag, hlem, content, ctag, mark, hlem, content, mark,
+                                       kids, kids), _MINUS),
+                kind_id, kind_dep, self.vocab.get("wh=" + wh + dep) if wh else -1)
+
     def _rule_group(self, r: str, rh: str, dep: str) -> tuple[int, ...]:
         sub = self.vocab.sub
         return (self._one["r"].get(r, -1), self._one["rh"].get(rh, -1),
@@ -439,12 +451,11 @@ class ArgumentEncoder:
                     mark = tree.lower[k]
             if down:
                 kids = " ".join(sorted({tree.dep[k] for k in tree.kids[h]}))
-        dicts, kind_id, kind_dep = self._tables["dep"].get((dep, kind)) or \
-            _cached(self._tables["dep"], (dep, kind), self._dep_context)
-        out += map(dict.get, dicts, (dep, htag, hlem, content, ctag, mark, hlem, content, mark,
-                                     kids, kids), _MINUS)
         low = tree.lower[h]
-        out += (kind_id, kind_dep, self.vocab.get("wh=" + low + dep) if low in WH_WORDS else -1)
+        key = (dep, kind, htag, hlem, content, ctag, mark, kids, low if low in WH_WORDS else "")
+        block = self._tables["head"].get(key) or _cached(self._tables["head"], key,
+                                                         self._head_block)
+        out += block
         return dep, hlem, hlem + "|" + content
 
     def encode(self, items: Iterable[tuple[Tree, int, Frame | None]]
@@ -455,25 +466,27 @@ class ArgumentEncoder:
         of ids (-1: unknown), ordered as :func:`argument_instances` would emit them. (Flat
         lists of ints, not tuples: fewer objects for the garbage collector to walk.)
         """
-        one, lengths, tables, dist = self._one, self._len, self._tables, self._dist
+        one, tables, dist = self._one, self._tables, self._dist
         rule_groups = tables["r"]
-        fw, lw, ft = one["fw"], one["lw"], one["ft"]
         h_width = len(self.columns["H"])
         p_block: list[int] = []
         h_block: list[int] = []
-        s_block: list[int] = []
         p_index: list[int] = []
         h_index: list[int] = []
-        s_index: list[int] = []
         cross: list[int] = []
         owner: list[int] = []
         starts: list[int] = []
         ends: list[int] = []
+        # the span block from token columns: first word, last word, first tag (see _assemble)
+        words: dict[str, list[int]] = {"fw": [], "lw": [], "ft": []}
+        offsets: list[int] = []  # of each row's tree in those columns
         last = None
         for n, (tree, p, rule) in enumerate(items):
-            if tree is not last:  # head and span blocks are shared by a tree's predicates
-                last, heads, extents = tree, {}, {}
-                dep, lower, tag = tree.dep, tree.lower, tree.tag
+            if tree is not last:  # head blocks are shared by a tree's predicates
+                last, heads, offset = tree, {}, len(words["fw"])
+                dep = tree.dep
+                for name, column in (("fw", tree.lower), ("lw", tree.lower), ("ft", tree.tag)):
+                    words[name] += map(one[name].get, column, _MINUS)
             plem, voice, ptag, subcat = predicate_info(tree, p)
             own = {dep[k] for k in tree.kids[p]}
             so = ("S" if own & {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"} else "s") \
@@ -499,12 +512,6 @@ class ArgumentEncoder:
                         (len(h_block) // h_width, *self._head(tree, h, up >= 0, kind, h_block))
                 index_h, hdep, hlem, hc = head
                 h_index.append(index_h)
-                index_s = extents.get((lo, hi))
-                if index_s is None:
-                    index_s = extents[(lo, hi)] = len(s_block) // 4
-                    s_block += (lengths[min(hi - lo, 8)], fw.get(lower[lo], -1),
-                                lw.get(lower[hi - 1], -1), ft.get(tag[lo], -1))
-                s_index.append(index_s)
                 k, down = (up, dep[h]) if up >= 0 else (-up, "")
                 full, short = ups[k] + down, f"{k}^|" + down
                 pos = "L" if hi <= p else ("R" if lo > p else "O")
@@ -524,16 +531,31 @@ class ArgumentEncoder:
                 ends.append(hi)
             p_index += [n] * len(cands)
             owner += [n] * len(cands)
-        return owner, starts, ends, self._assemble(cross, (p_block, p_index),
-                                                  (h_block, h_index), (s_block, s_index))
+            offsets += [offset] * len(cands)
+        ids = self._assemble(cross, (p_block, p_index), (h_block, h_index))
+        self._span_block(ids, starts, ends, offsets, words)
+        return owner, starts, ends, ids
 
     def _assemble(self, cross: list[int], *blocks: tuple[list[int], list[int]]) -> np.ndarray:
-        """The ``(rows, columns)`` array: X from ``cross``, P/H/S from (table, row index)."""
+        """The ``(rows, columns)`` array: X from ``cross``, P and H from (table, row index)."""
         cols = self.columns
         rows = len(cross) // len(cols["X"])
         ids = np.empty((rows, len(ARGUMENT_LAYOUT)), dtype=np.int64)
         ids[:, cols["X"]] = np.fromiter(cross, np.int64, len(cross)).reshape(-1, len(cols["X"]))
-        for b, (table, index) in zip("PHS", blocks):
+        for b, (table, index) in zip("PH", blocks):
             flat = np.fromiter(table, np.int64, len(table)).reshape(-1, len(cols[b]))
             ids[:, cols[b]] = flat[np.fromiter(index, np.intp, len(index))]
         return ids
+
+    def _span_block(self, ids: np.ndarray, starts: list[int], ends: list[int],
+                    offsets: list[int], words: dict[str, list[int]]) -> None:
+        """Fill the S columns of ``ids``: the length bucket, then the token columns' ids at the
+        first and last token of each span (``offsets``: where its tree's tokens begin)."""
+        lo = np.fromiter(starts, np.intp, len(starts))
+        hi = np.fromiter(ends, np.intp, len(ends))
+        first = lo + np.fromiter(offsets, np.intp, len(offsets))
+        column = {name: np.fromiter(v, np.int64, len(v)) for name, v in words.items()}
+        lengths = np.array(self._len, dtype=np.int64)
+        ids[:, self.columns["S"]] = np.stack(
+            [lengths[np.minimum(hi - lo, 8)], column["fw"][first],
+             column["lw"][first + (hi - lo - 1)], column["ft"][first]], axis=1)

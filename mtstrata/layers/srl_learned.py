@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mtstrata import lock
+from mtstrata.cache import gc_paused
 from mtstrata.errors import MissingLayerError, ModelError
 from mtstrata.layers import srl_features as F
 from mtstrata.layers.base import LABELLERS, SRL_NEEDS
@@ -109,10 +110,16 @@ class Models:
         self._argument_encoder = F.ArgumentEncoder(argument.vocabulary)
 
     def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
-        """Frames of every segment, in chunks of :data:`CHUNK` (bounded memory)."""
+        """Frames of every segment, in chunks of :data:`CHUNK` (bounded memory).
+
+        The cyclic garbage collector is paused meanwhile (as for decoding the cache): a chunk
+        keeps thousands of small objects alive and the frames accumulate, so its full passes,
+        which walk the caller's whole heap, cost ~10% of the time; nothing here has cycles.
+        """
         out: list[tuple[Frame, ...]] = []
-        for k in range(0, len(segments), CHUNK):
-            out.extend(self._label(segments[k:k + CHUNK]))
+        with gc_paused():
+            for k in range(0, len(segments), CHUNK):
+                out.extend(self._label(segments[k:k + CHUNK]))
         return out
 
     def _label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
