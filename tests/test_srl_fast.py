@@ -256,10 +256,10 @@ def test_vocabulary_cache_stays_bounded(monkeypatch) -> None:
 def test_matrix_from_ids_equals_matrix_from_strings() -> None:
     m = _MODELS.argument
     feats = [f for s in SEGMENTS for f in _instances(s)[2]]
-    ids = [[m.features.get(f, -1) for f in fs] for fs in feats]
-    rows = np.repeat(np.arange(len(ids)), [len(r) for r in ids])
+    ids = [[m.features.get(f, -1) for f in fs] for fs in feats] + [[], [-1, -1]]
+    feats += [[], ["no such feature", "nor this"]]
     a = m.matrix(feats)
-    b = m.matrix_ids(np.array([j for r in ids for j in r]), rows, len(ids))
+    b = m.matrix_ids(np.array([j for r in ids for j in r]), np.array([len(r) for r in ids]))
     for name in ("indptr", "indices", "data"):
         assert np.array_equal(getattr(a, name), getattr(b, name))
     assert a.shape == b.shape and a.data.dtype == b.data.dtype

@@ -156,7 +156,9 @@ def candidate_tuples(tree: Tree, p: int) -> list[tuple[int, int, int, int, str]]
                 continue
             if tag[c] in PUNCT_TAGS:
                 continue
-            lo, hi = tree.trim(lo_[c], hi_[c])
+            lo, hi = lo_[c], hi_[c]
+            if tag[lo] in TRIM_TAGS or tag[hi - 1] in TRIM_TAGS:
+                lo, hi = tree.trim(lo, hi)
             if lo <= p < hi:  # a non-projective branch around p: the head alone
                 lo, hi = c, c + 1
             out.append((c, lo, hi, up, ""))

@@ -137,9 +137,8 @@ class Models:
             tokens = self._predicate_encoder.encode(t, ids, lengths)
             seg_of += [k] * len(tokens)
             token += tokens
-        scores = self.predicate.scores_ids(np.array(ids, dtype=np.int64),
-                                           np.repeat(np.arange(len(lengths)), lengths),
-                                           len(lengths))
+        scores = self.predicate.scores_ids(np.fromiter(ids, np.int64, len(ids)),
+                                           np.array(lengths, dtype=np.int64))
         yes = (LinearModel.softmax(scores)[:, self._yes] >= 0.5).tolist()
         pred_seg = [k for k, y in zip(seg_of, yes) if y]
         preds = [i for i, y in zip(token, yes) if y]
@@ -147,8 +146,8 @@ class Models:
         owner, starts, ends, rows = self._argument_encoder.encode(
             (trees[k], p, rules[k].get(p)) for k, p in zip(pred_seg, preds))
         n, width = rows.shape
-        probs = LinearModel.softmax(self.argument.scores_ids(
-            rows.ravel(), np.repeat(np.arange(n), width), n))
+        probs = LinearModel.softmax(self.argument.scores_ids(rows.ravel(),
+                                                             np.full(n, width)))
         out: list[list[Frame]] = [[] for _ in segments]
         for k, frame in zip(pred_seg, self.decode_all(preds, owner, starts, ends, probs)):
             out[k].append(frame)

@@ -47,27 +47,28 @@ class LinearModel:
         return csr_matrix((np.ones(len(cols), dtype=np.float32), cols, indptr),
                           shape=(len(instances), len(self.features)))
 
-    def matrix_ids(self, ids: np.ndarray, rows: np.ndarray, n_rows: int) -> Any:
+    def matrix_ids(self, ids: np.ndarray, lengths: np.ndarray) -> Any:
         """The CSR matrix of :meth:`matrix` from column ids instead of strings.
 
-        ``ids[k]`` is a column of row ``rows[k]`` (rows non-decreasing) or -1 (an unknown
+        Row ``r`` is the next ``lengths[r]`` items of ``ids``, each a column or -1 (an unknown
         feature, skipped); within a row the columns keep their order, as in :meth:`matrix`, so
         the products (float sums in that order) are the same to the bit.
         """
         from scipy.sparse import csr_matrix
 
         keep = ids >= 0
+        kept_before = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+        ends = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
+        indptr = kept_before[ends].astype(np.int32)
         cols = ids[keep].astype(np.int32)
-        indptr = np.zeros(n_rows + 1, dtype=np.int32)
-        np.cumsum(np.bincount(rows[keep], minlength=n_rows), out=indptr[1:])
         return csr_matrix((np.ones(len(cols), dtype=np.float32), cols, indptr),
-                          shape=(n_rows, len(self.features)))
+                          shape=(len(lengths), len(self.features)))
 
-    def scores_ids(self, ids: np.ndarray, rows: np.ndarray, n_rows: int) -> np.ndarray:
+    def scores_ids(self, ids: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """:meth:`scores` of the rows given as column ids (see :meth:`matrix_ids`)."""
-        if not n_rows:
+        if not len(lengths):
             return np.zeros((0, len(self.classes)), dtype=np.float32)
-        return self.bias[None, :] + self.matrix_ids(ids, rows, n_rows) @ self.weights
+        return self.bias[None, :] + self.matrix_ids(ids, lengths) @ self.weights
 
     @staticmethod
     def softmax(s: np.ndarray) -> np.ndarray:
