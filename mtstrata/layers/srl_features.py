@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,8 @@ PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NF
 #: punctuation trimmed from the edges of a span (PropBank keeps quotes and brackets inside)
 TRIM_TAGS = frozenset({",", ".", ":", "HYPH", "NFP"})
 MAX_UP = 6  # ancestors climbed from a predicate
+_FORM, _LEMMA, _UPOS, _XPOS, _HEAD, _DEPREL = (attrgetter(a) for a in (
+    "form", "lemma", "upos", "xpos", "head", "deprel"))
 #: the kinds of candidate: "" the subtree, "alone" the head token alone
 KINDS = ("", "alone")
 
@@ -65,13 +68,14 @@ class Tree:
         toks = seg.tokens
         self.seg = seg
         self.n = n = len(toks)
-        self.head = head = tuple([(t.head or 0) - 1 for t in toks])
-        self.dep = tuple([(t.deprel or "").lower() for t in toks])
-        self.form = form = tuple([t.form for t in toks])
-        self.lower = tuple([f.lower() for f in form])
-        self.lemma = tuple([(t.lemma or t.form).lower() for t in toks])
-        self.upos = tuple([t.upos or "" for t in toks])
-        self.tag = tuple([t.xpos or t.upos or "" for t in toks])
+        self.head = head = tuple([(h or 0) - 1 for h in map(_HEAD, toks)])
+        self.dep = tuple([(d or "").lower() for d in map(_DEPREL, toks)])
+        self.form = form = tuple(map(_FORM, toks))
+        self.lower = tuple(map(str.lower, form))
+        self.lemma = tuple([(lem or f).lower() for lem, f in zip(map(_LEMMA, toks), form)])
+        upos = tuple(map(_UPOS, toks))
+        self.upos = tuple([u or "" for u in upos])
+        self.tag = tuple([x or u or "" for x, u in zip(map(_XPOS, toks), upos)])
         kids: list[list[int]] = [[] for _ in range(n)]
         roots = []
         for i, h in enumerate(head):
@@ -295,11 +299,11 @@ ARGUMENT_LAYOUT = tuple(tuple(item.split(":")) for item in (
     "pt_dep:X pdep:X sc:X pl_sc:P pl_v_sc_dep:X kids:H dep_kids:H up:X kind:H kind_dep:H "
     "kind_pl:X wh:H own:X own_full:X own_v:X r0:P r:X rh:X r_rh:X r_dep:X").split())
 #: the pair features (block X) as the encoder emits them: the group of the predicate's
-#: tag-level context (tag, voice, label, own dependents), the lemma's, the distance, the rule's
+#: tag-level context (tag, voice, label, own dependents) with the rule's, then the lemma's
+#: with the distance
 PAIR_GROUPS = (("path", "sp", "pos", "dvp", "pathv", "pt_dep", "pdep", "own", "own_full",
-                "own_v", "up"),
-               ("pl_path", "pl_dep", "pl_hl", "pl_cl", "sc", "pl_v_sc_dep", "kind_pl", "dist"),
-               ("r", "rh", "r_rh", "r_dep"))
+                "own_v", "up", "r", "rh", "r_rh", "r_dep"),
+               ("pl_path", "pl_dep", "pl_hl", "pl_cl", "sc", "pl_v_sc_dep", "kind_pl", "dist"))
 WH_WORDS = ("who", "which", "that", "whom", "whose", "where", "when", "why")
 
 
@@ -517,18 +521,17 @@ class ArgumentEncoder:
                 k, down = (up, dep[h]) if up >= 0 else (-up, "")
                 full, short = ups[k] + down, f"{k}^|" + down
                 pos = "L" if hi <= p else ("R" if lo > p else "O")
-                group = tag_groups.get((full, short, pos, hdep, up))
+                r, rh = exact.get((lo, hi), "-"), by_head.get(h, "-")
+                group = tag_groups.get((full, short, pos, hdep, up, r, rh))
                 if group is None:
-                    group = tag_groups[(full, short, pos, hdep, up)] = tuple(map(
+                    group = tag_groups[(full, short, pos, hdep, up, r, rh)] = (*map(
                         dict.get, tag_dicts[pos],
                         (full, short, pos, hdep, full, hdep, short, short, full, short, up),
-                        _MINUS))
+                        _MINUS), *_cached(rule_groups, (r, rh, hdep), self._rule_group))
                 cross += group
                 cross += (pl_path.get(full, -1), pl_dep.get(hdep, -1), pl_hl.get(hlem, -1),
                           pl_cl.get(hc, -1), sc_pos[pos].get(hdep, -1), pl_v_sc.get(hdep, -1),
                           kind_pl[kind], dist[min(abs(h - p), 8)])
-                key = (exact.get((lo, hi), "-"), by_head.get(h, "-"), hdep)
-                cross += rule_groups.get(key) or _cached(rule_groups, key, self._rule_group)
                 starts.append(lo)
                 ends.append(hi)
             p_index += [n] * len(cands)
