@@ -149,12 +149,14 @@ def predicate_features(tree: Tree, i: int) -> list[str]:
     return f
 
 
-def candidate_tuples(tree: Tree, p: int) -> list[tuple[int, int, int, int, str]]:
-    """Argument candidates of ``p`` as ``(head, start, end, up, kind)`` (see :class:`Candidate`)."""
+def candidate_tuples(tree: Tree, p: int, ancestors: list[int] | None = None
+                     ) -> list[tuple[int, int, int, int, str]]:
+    """Argument candidates of ``p`` as ``(head, start, end, up, kind)`` (see :class:`Candidate`);
+    ``ancestors`` is ``tree.ancestors(p)`` if the caller has it."""
     out: list[tuple[int, int, int, int, str]] = []
     tag, dep, lo_, hi_, kids = tree.tag, tree.dep, tree.lo, tree.hi, tree.kids
     below = p
-    for up, a in enumerate([p, *tree.ancestors(p)]):
+    for up, a in enumerate([p, *(tree.ancestors(p) if ancestors is None else ancestors)]):
         for c in kids[a]:
             if c == below and up:
                 continue
@@ -505,12 +507,13 @@ class ArgumentEncoder:
                         self.vocab.get("rp" if rule else "nrp"))
             if len(tag_groups) >= MAX_CACHED:
                 tag_groups.clear()
-            chain = [dep[x] for x in [p, *tree.ancestors(p)]]
+            anc = tree.ancestors(p)
+            chain = [dep[x] for x in [p, *anc]]
             ups = ["^".join(chain[:k]) + "|" for k in range(len(chain))]
             exact = {(a.start, a.end): a.label for a in rule.args} if rule else {}
             by_head = {span_head(tree, a.start, a.end): a.label for a in rule.args} if rule \
                 else {}
-            cands = candidate_tuples(tree, p)
+            cands = candidate_tuples(tree, p, anc)
             for h, lo, hi, up, kind in cands:
                 head = heads.get((h, up >= 0, kind))
                 if head is None:
