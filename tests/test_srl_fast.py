@@ -229,6 +229,40 @@ def test_rule_tree_extents_on_any_head_column(heads: list[int]) -> None:
         assert tree.extent(i) == (min(reach), max(reach) + 1)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 9).flatmap(lambda n: st.lists(st.integers(-1, n + 1), min_size=n,
+                                                   max_size=n)))
+def test_well_formed_tree_gives_the_rule_labeller_its_forest(heads: list[int]) -> None:
+    # well formed: every head in 0..n, none its own token, no cycle; then the rule labeller's
+    # children, relations and extents are the learned tree's
+    from mtstrata.layers.srl import _Tree
+
+    n = len(heads)
+    seg = Segment.from_words(["w"] * n, heads=heads, deprels=[f"D{k % 3}" for k in range(n)])
+    tree = F.Tree(seg)
+    parent = {i: h - 1 for i, h in enumerate(heads) if h}
+    proper = all(0 <= h < n and h != i for i, h in parent.items())
+    for i in range(n):  # no cycle: following heads from any token ends at a root
+        seen = {i}
+        while proper and i in parent:
+            i = parent[i]
+            proper = i not in seen
+            seen.add(i)
+    assert tree.well_formed == proper
+    if proper:
+        own, given = _Tree(seg), _Tree(seg, tree)
+        assert [list(k) for k in given.kids] == own.kids and list(given.deps) == own.deps
+        assert [given.extent(i) for i in range(n)] == [own.extent(i) for i in range(n)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_parses())
+def test_rule_frames_with_the_learned_tree(seg: Segment) -> None:
+    tree = F.Tree(seg)
+    assert tree.well_formed  # random_parses draws trees
+    assert label_frames(seg, tree) == label_frames(seg)
+
+
 # ----------------------------------------------------------------------------- the vocabulary
 _PIECE = st.text(alphabet="ab|=^ ", max_size=4)
 

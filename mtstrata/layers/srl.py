@@ -45,6 +45,8 @@ and uses these rules' labels as features.
 
 from __future__ import annotations
 
+from typing import Any
+
 from mtstrata.errors import MissingLayerError
 from mtstrata.segment import Frame, Layer, Segment, Span
 
@@ -125,10 +127,18 @@ RELATIVE_PRONOUNS = _ws("that which who whom whose")
 
 
 class _Tree:
-    """Children lists and subtree extents of a segment's dependency forest (0-based)."""
+    """Children lists and subtree extents of a segment's dependency forest (0-based).
 
-    def __init__(self, seg: Segment):
+    ``forest``, if given, holds them already (``kids``, lowered relations ``dep``, extents
+    ``lo``/``hi``, per token) for a well-formed forest: the learned labeller's tree.
+    """
+
+    def __init__(self, seg: Segment, forest: Any = None):
         self.toks = seg.tokens
+        if forest is not None:
+            self.kids, self.deps = forest.kids, forest.dep
+            self._ext = dict(enumerate(zip(forest.lo, forest.hi)))
+            return
         self.kids: list[list[int]] = [[] for _ in seg.tokens]
         for i, t in enumerate(seg.tokens):
             if t.head:  # 1-based head; 0 is a root
@@ -425,11 +435,12 @@ def _inherited(tree: _Tree, v: int, passive: bool, subj_role: str) -> list[Span]
     return []
 
 
-def label_frames(seg: Segment) -> tuple[Frame, ...]:
+def label_frames(seg: Segment, forest: Any = None) -> tuple[Frame, ...]:
     """PropBank-style frames of ``seg``, one per predicate, in token order.
 
     Args:
         seg: A segment with the tokens, lemma, POS and dependency layers.
+        forest: Its dependency forest if the caller has built it (see :class:`_Tree`).
 
     Returns:
         One :class:`~mtstrata.segment.Frame` per predicate (possibly with no argument).
@@ -443,6 +454,6 @@ def label_frames(seg: Segment) -> tuple[Frame, ...]:
         raise MissingLayerError(
             "semantic roles are derived from the dependency layer, which this segment lacks "
             f"({seg.text[:60]!r}); annotate with an annotator that provides dep (spacy, stanza).")
-    tree = _Tree(seg)
+    tree = _Tree(seg, forest)
     return tuple(_frame(tree, i) for i in range(len(seg.tokens)) if is_predicate(seg, i))
 

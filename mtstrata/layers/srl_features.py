@@ -62,7 +62,7 @@ class Tree:
     """
 
     __slots__ = ("seg", "n", "head", "kids", "lo", "hi", "dep", "form", "lemma", "tag", "lower",
-                 "upos")
+                 "upos", "well_formed")
 
     def __init__(self, seg: Segment):
         toks = seg.tokens
@@ -86,7 +86,7 @@ class Tree:
         lo, hi = list(range(n)), list(range(1, n + 1))
         # extents bottom-up: nodes in breadth-first order from the roots (a node of a malformed,
         # cyclic head column is never reached), then each passed on to its head from the last
-        order = roots
+        order = list(roots)
         for k in order:  # grows while it is read: each reached node once (one head each)
             order.extend(kids[k])
         for k in reversed(order):
@@ -98,6 +98,9 @@ class Tree:
                     hi[h] = hi[k]
         self.kids: tuple[tuple[int, ...], ...] = tuple(map(tuple, kids))
         self.lo, self.hi = tuple(lo), tuple(hi)
+        #: every token reached from a root, and every root's head is 0 (none out of range,
+        #: none its own): the forest as the rule labeller reads it (srl.label_frames)
+        self.well_formed = len(order) == n and all(not toks[r].head for r in roots)
 
     def ancestors(self, i: int) -> list[int]:
         out, seen = [], {i}

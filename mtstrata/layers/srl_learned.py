@@ -142,7 +142,8 @@ class Models:
         yes = (LinearModel.softmax(scores)[:, self._yes] >= 0.5).tolist()
         pred_seg = [k for k, y in zip(seg_of, yes) if y]
         preds = [i for i, y in zip(token, yes) if y]
-        rules = [{f.predicate: f for f in label_frames(s)} for s in segments]
+        rules = [{f.predicate: f for f in label_frames(s, t if t.well_formed else None)}
+                 for s, t in zip(segments, trees)]
         owner, starts, ends, rows = self._argument_encoder.encode(
             (trees[k], p, rules[k].get(p)) for k, p in zip(pred_seg, preds))
         n, width = rows.shape
