@@ -527,7 +527,7 @@ class ArgumentEncoder:
                 k, down = (up, dep[h]) if up >= 0 else (-up, "")
                 full, short = ups[k] + down, f"{k}^|" + down
                 pos = "L" if hi <= p else ("R" if lo > p else "O")
-                r, rh = exact.get((lo, hi), "-"), by_head.get(h, "-")
+                r, rh = (exact.get((lo, hi), "-"), by_head.get(h, "-")) if exact else ("-", "-")
                 group = tag_groups.get((full, short, pos, hdep, up, r, rh))
                 if group is None:
                     group = tag_groups[(full, short, pos, hdep, up, r, rh)] = (*map(
@@ -535,8 +535,11 @@ class ArgumentEncoder:
                         (full, short, pos, hdep, full, hdep, short, short, full, short, up),
                         _MINUS), *_cached(rule_groups, (r, rh, hdep), self._rule_group))
                 cross += group
-                cross += (pl_path.get(full, -1), pl_dep.get(hdep, -1), pl_hl.get(hlem, -1),
-                          pl_cl.get(hc, -1), sc_pos[pos].get(hdep, -1), pl_v_sc.get(hdep, -1),
+                sc = sc_pos[pos]  # (a test of a dict is much cheaper than a lookup in it)
+                cross += (pl_path.get(full, -1) if pl_path else -1,
+                          pl_dep.get(hdep, -1) if pl_dep else -1,
+                          pl_hl.get(hlem, -1) if pl_hl else -1, pl_cl.get(hc, -1) if pl_cl else -1,
+                          sc.get(hdep, -1) if sc else -1, pl_v_sc.get(hdep, -1) if pl_v_sc else -1,
                           kind_pl[kind], dist[min(abs(h - p), 8)])
                 starts.append(lo)
                 ends.append(hi)
