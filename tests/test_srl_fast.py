@@ -1,7 +1,7 @@
 """The learned labeller's fast path (features as column ids) against the plain one (strings).
 
-Labelling computes feature columns from pieces (:class:`~mtstrata.layers.srl_linear.Vocabulary`,
-the encoders of :mod:`~mtstrata.layers.srl_features`) instead of building the strings that
+Labelling computes feature columns from pieces (:class:`~mtstrata.layers.srl_linear.Vocabulary`
+and the encoders of :mod:`~mtstrata.layers.srl_linear`) instead of building the strings that
 training uses. These tests hold the two to the same rows, column for column and in order, and
 the labeller's frames to those of a straightforward implementation kept here (strings,
 ``LinearModel.proba``, one decode per predicate): the code the fast path replaced.
@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtstrata.layers import srl_features as F
+from mtstrata.layers import srl_linear as L
 from mtstrata.layers.srl import label_frames
 from mtstrata.layers.srl_learned import CHUNK, CORE, LearnedSRL, Models
-from mtstrata.layers.srl_linear import LinearModel, Vocabulary
+from mtstrata.layers.srl_linear import Vocabulary
 from mtstrata.segment import Frame, Segment, Span
 from tests.test_srl import CASES, CASES_2, parse, random_parses
 
@@ -138,8 +139,8 @@ def _check_encoders(segs: list[Segment], keep: float, seed: int) -> None:
         assert tokens == [(tree, i) for tree, i, _ in items]
         assert rows == _strings_to_ids(vocab, pfeats)
     for vocab in (_vocabulary(afeats, keep, seed), _MODELS.argument.features):
-        owner, starts, ends, ids = F.ArgumentEncoder(Vocabulary(vocab)).encode(items)
-        assert ids.shape == (len(afeats), len(F.ARGUMENT_LAYOUT))
+        owner, starts, ends, ids = L.ArgumentEncoder(Vocabulary(vocab)).encode(items)
+        assert ids.shape == (len(afeats), len(L.ARGUMENT_LAYOUT))
         assert [[j for j in row if j >= 0] for row in ids.tolist()] == \
             _strings_to_ids(vocab, afeats)
         cands = [(n, c.start, c.end) for n, (tree, p, rule) in enumerate(items)
@@ -165,9 +166,9 @@ def test_argument_layout_names_the_features_in_order() -> None:
     tree = F.Tree(SEGMENTS[0])
     (_, feats), *_ = F.argument_instances(tree, 2, label_frames(SEGMENTS[0])[0])
     names = [f.split("=")[0] if "=" in f else {"rp": "r0", "nrp": "r0"}.get(f, f) for f in feats]
-    assert names == [name for name, _ in F.ARGUMENT_LAYOUT if name != "wh"]
-    pair = [name for group in F.PAIR_GROUPS for name in group]
-    assert sorted(pair) == sorted(name for name, block in F.ARGUMENT_LAYOUT if block == "X")
+    assert names == [name for name, _ in L.ARGUMENT_LAYOUT if name != "wh"]
+    pair = [name for group in L.PAIR_GROUPS for name in group]
+    assert sorted(pair) == sorted(name for name, block in L.ARGUMENT_LAYOUT if block == "X")
 
 
 # ----------------------------------------------------------------------------- the tree

@@ -51,7 +51,7 @@ from mtstrata.errors import MissingLayerError, ModelError
 from mtstrata.layers import srl_features as F
 from mtstrata.layers.base import LABELLERS, SRL_NEEDS
 from mtstrata.layers.srl import label_frames
-from mtstrata.layers.srl_linear import LinearModel
+from mtstrata.layers.srl_linear import ArgumentEncoder, LinearModel
 from mtstrata.layers.srl_linear import load as load_arrays
 from mtstrata.segment import Frame, Layer, Segment, Span
 
@@ -107,7 +107,7 @@ class Models:
         self._yes = predicate.classes.index("1")
         self._none = argument.classes.index(NONE)
         self._predicate_encoder = F.PredicateEncoder(predicate.vocabulary)
-        self._argument_encoder = F.ArgumentEncoder(argument.vocabulary)
+        self._argument_encoder = ArgumentEncoder(argument.vocabulary)
 
     def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
         """Frames of every segment, in chunks of :data:`CHUNK` (bounded memory).
@@ -126,7 +126,7 @@ class Models:
         """Frames of every segment (batched: one product per classifier).
 
         Features reach the classifiers as column ids (the encoders of
-        :mod:`~mtstrata.layers.srl_features`), never as strings: the same sparse rows.
+        :mod:`~mtstrata.layers.srl_linear`), never as strings: the same sparse rows.
         """
         trees = [_tree(s) for s in segments]
         seg_of: list[int] = []  # the candidates: segment and token (ints, not pairs: see encode)
