@@ -311,6 +311,21 @@ def test_frames_equal_the_reference_on_any_tree(segs: list[Segment]) -> None:
     assert _MODELS.label(segs) == reference_label(_MODELS, segs)
 
 
+def test_frames_equal_the_reference_with_tiny_caches(monkeypatch) -> None:
+    # every table is emptied again and again: the lookups kept are a cache, never a change
+    monkeypatch.setattr(F, "MAX_CACHED", 3)
+    monkeypatch.setattr(Vocabulary, "MAX_CACHED", 3)
+    fresh = [L.LinearModel(dict(m.features), m.weights, m.bias, m.classes)
+             for m in (_MODELS.predicate, _MODELS.argument)]
+    models = Models(*fresh)
+    segs = SEGMENTS * 2
+    assert models.label(segs) == reference_label(_MODELS, segs)
+    tables = [*models._argument_encoder._tables.values(), models._predicate_encoder._rows,
+              *(m.vocabulary._subs for m in fresh)]
+    assert all(len(t) <= 3 for t in tables)
+    assert models._argument_encoder._groups_kept <= 3
+
+
 def test_decode_equals_the_reference_with_ties() -> None:
     # equal probabilities: candidates keep their order; numbered roles are taken once
     classes = _MODELS.argument.classes

@@ -244,6 +244,7 @@ class ArgumentEncoder:
                         for b in "PHS"}
         self.columns["X"] = [where[name] for group in PAIR_GROUPS for name in group]
         self._tables: dict[str, dict[tuple, Any]] = {k: {} for k in ("tag", "lemma", "r", "head")}
+        self._groups_kept = 0  # tag groups in all the tag contexts
 
     # lookups shared by predicates (or heads) with the same pieces, made on first use
     def _tag_context(self, ptag: str, voice: str, pdep: str, so: str
@@ -345,8 +346,6 @@ class ArgumentEncoder:
                 tables["lemma"], (plem, voice, subcat), self._lemma_context)
             p_block += (self._b, pl_id, pt_id, v_id, pl_sc_id,
                         self.vocab.get("rp" if rule else "nrp"))
-            if len(tag_groups) >= F.MAX_CACHED:
-                tag_groups.clear()
             anc = tree.ancestors(p)
             chain = [dep[x] for x in [p, *anc]]
             ups = ["^".join(chain[:k]) + "|" for k in range(len(chain))]
@@ -367,6 +366,10 @@ class ArgumentEncoder:
                 r, rh = (exact.get((lo, hi), "-"), by_head.get(h, "-")) if exact else ("-", "-")
                 group = tag_groups.get((full, short, pos, hdep, up, r, rh))
                 if group is None:
+                    self._groups_kept += 1
+                    if self._groups_kept > F.MAX_CACHED:  # all contexts' groups: bounded
+                        tables["tag"].clear()
+                        self._groups_kept = 0
                     group = tag_groups[(full, short, pos, hdep, up, r, rh)] = (*map(
                         dict.get, tag_dicts[pos],
                         (full, short, pos, hdep, full, hdep, short, short, full, short, up),
