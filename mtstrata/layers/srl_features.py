@@ -183,9 +183,10 @@ class PredicateEncoder:
         self._rows: dict[tuple, tuple[int, ...]] = {}
 
     def _row(self, t: str, d: str, lem: str, low: str, htag: str, prev: str, nxt: str,
-             upos: str, labels: tuple[str, ...]) -> tuple[int, ...]:
-        """The columns of a token from its pieces (``labels``: its dependents', sorted)."""
+             upos: str, kids: tuple[str, ...]) -> tuple[int, ...]:
+        """The columns of a token from its pieces (``kids``: its dependents' labels)."""
         sub, one = self.vocab.sub, self._one
+        labels = sorted(set(kids))
         dicts = (one["t"], one["d"], one["l"], one["w"], one["ht"], sub("td=" + t), sub("lt=", t),
                  sub("ld=", d), one["pt"], one["nt"], sub("tdh=" + t + d), one["u"])
         return (self._b, *map(dict.get, dicts, (t, d, lem, low, htag, d, lem, lem, prev, nxt,
@@ -206,7 +207,7 @@ class PredicateEncoder:
             h = head[i]
             key = (tag[i], dep[i], lemma[i], lower[i], tag[h] if 0 <= h < n else "ROOT",
                    tag[i - 1] if i else "BOS", tag[i + 1] if i + 1 < n else "EOS", upos[i],
-                   tuple(sorted({dep[k] for k in kids[i]})) if kids[i] else ())
+                   tuple(map(dep.__getitem__, kids[i])))  # (the row has them sorted, once)
             row = rows.get(key) or cached(rows, key, self._row)
             out += row
             lengths.append(len(row))

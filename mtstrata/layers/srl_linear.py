@@ -260,10 +260,11 @@ class ArgumentEncoder:
         return get("pt=" + ptag), get("v=" + voice), by_pos, {}
 
     def _lemma_context(self, plem: str, voice: str, subcat: str) -> tuple:
-        """(pl, pl_sc, then the dicts of the lemma group, "sc" per position)."""
+        """(pl, pl_sc, then the dicts of the lemma group, "sc" per position; of "pl_path" its
+        prefix, the rest depends on the predicate's ancestors)."""
         sub, get = self.vocab.sub, self.vocab.get
         return (get("pl=" + plem), get("pl_sc=" + plem + "|" + subcat),
-                sub("pl_path=" + plem + "|"), sub("pl_dep=" + plem + "|", "|" + voice),
+                "pl_path=" + plem + "|", sub("pl_dep=" + plem + "|", "|" + voice),
                 sub("pl_hl=" + plem + "|"), sub("pl_cl=" + plem + "|"),
                 sub("pl_v_sc_dep=" + plem + voice + subcat),
                 {k: get("kind_pl=" + k + "|" + plem) for k in F.KINDS},
@@ -348,7 +349,8 @@ class ArgumentEncoder:
                         self.vocab.get("rp" if rule else "nrp"))
             anc = tree.ancestors(p)
             chain = [dep[x] for x in [p, *anc]]
-            ups = ["^".join(chain[:k]) + "|" for k in range(len(chain))]
+            ups = ["^".join(chain[:k]) + "|" for k in range(len(chain))]  # the way up to level k
+            pl_path_up = [self.vocab.sub(pl_path + way) for way in ups]  # keyed by the way down
             exact = {(a.start, a.end): a.label for a in rule.args} if rule else {}
             by_head = {F.span_head(tree, a.start, a.end): a.label for a in rule.args} if rule \
                 else {}
@@ -361,22 +363,25 @@ class ArgumentEncoder:
                 index_h, hdep, hlem, hc = head
                 h_index.append(index_h)
                 k, down = (up, dep[h]) if up >= 0 else (-up, "")
-                full, short = ups[k] + down, f"{k}^|" + down
                 pos = "L" if hi <= p else ("R" if lo > p else "O")
                 r, rh = (exact.get((lo, hi), "-"), by_head.get(h, "-")) if exact else ("-", "-")
-                group = tag_groups.get((full, short, pos, hdep, up, r, rh))
+                # the path is ups[k] + down, its short form f"{k}^|" + down (k = |up|): keyed by
+                # the pieces (strings already hashed), built only when the group is new
+                group = tag_groups.get((ups[k], down, pos, hdep, up, r, rh))
                 if group is None:
+                    full, short = ups[k] + down, f"{k}^|" + down
                     self._groups_kept += 1
                     if self._groups_kept > F.MAX_CACHED:  # all contexts' groups: bounded
                         tables["tag"].clear()
                         self._groups_kept = 0
-                    group = tag_groups[(full, short, pos, hdep, up, r, rh)] = (*map(
+                    group = tag_groups[(ups[k], down, pos, hdep, up, r, rh)] = (*map(
                         dict.get, tag_dicts[pos],
                         (full, short, pos, hdep, full, hdep, short, short, full, short, up),
                         F.MINUS), *F.cached(rule_groups, (r, rh, hdep), self._rule_group))
                 cross += group
                 sc = sc_pos[pos]  # (a test of a dict is much cheaper than a lookup in it)
-                cross += (pl_path.get(full, -1) if pl_path else -1,
+                path_d = pl_path_up[k]
+                cross += (path_d.get(down, -1) if path_d else -1,
                           pl_dep.get(hdep, -1) if pl_dep else -1,
                           pl_hl.get(hlem, -1) if pl_hl else -1, pl_cl.get(hc, -1) if pl_cl else -1,
                           sc.get(hdep, -1) if sc else -1, pl_v_sc.get(hdep, -1) if pl_v_sc else -1,
