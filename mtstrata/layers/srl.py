@@ -45,6 +45,8 @@ and uses these rules' labels as features.
 
 from __future__ import annotations
 
+from typing import Any
+
 from mtstrata.errors import MissingLayerError
 from mtstrata.segment import Frame, Layer, Segment, Span
 
@@ -125,21 +127,41 @@ RELATIVE_PRONOUNS = _ws("that which who whom whose")
 
 
 class _Tree:
-    """Children lists and subtree extents of a segment's dependency forest (0-based)."""
+    """Children lists and subtree extents of a segment's dependency forest (0-based).
 
-    def __init__(self, seg: Segment):
+    ``forest``, if given, holds them already (``kids``, lowered relations ``dep``, extents
+    ``lo``/``hi``, per token) for a well-formed forest: the learned labeller's tree.
+    """
+
+    def __init__(self, seg: Segment, forest: Any = None):
         self.toks = seg.tokens
+        if forest is not None:
+            self.kids, self.deps = forest.kids, forest.dep
+            self._ext = dict(enumerate(zip(forest.lo, forest.hi)))
+            return
         self.kids: list[list[int]] = [[] for _ in seg.tokens]
         for i, t in enumerate(seg.tokens):
             if t.head:  # 1-based head; 0 is a root
                 self.kids[t.head - 1].append(i)
+        self.deps = [(t.deprel or "").lower() for t in seg.tokens]
         self._ext: dict[int, tuple[int, int]] = {}
+        order = [i for i, t in enumerate(seg.tokens) if not t.head]
+        for k in order:  # breadth-first from the roots (the list grows as it is read)
+            order.extend(self.kids[k])
+        if len(order) == len(self.toks):  # a forest (no cycle): all extents, bottom-up
+            ext = self._ext
+            for k in reversed(order):
+                lo, hi = k, k + 1
+                for c in self.kids[k]:
+                    clo, chi = ext[c]
+                    lo, hi = clo if clo < lo else lo, chi if chi > hi else hi
+                ext[k] = (lo, hi)
 
     def extent(self, i: int) -> tuple[int, int]:
         """The ``[start, end)`` range covering the subtree of ``i``."""
-        if i not in self._ext:
+        if i not in self._ext:  # a malformed head column (with a cycle): search
             lo, hi, todo, seen = i, i, [i], {i}
-            while todo:  # ``seen`` guards against a cyclic (malformed) head column
+            while todo:  # ``seen`` guards against the cycle
                 k = todo.pop()
                 lo, hi = min(lo, k), max(hi, k)
                 todo.extend(c for c in self.kids[k] if c not in seen)
@@ -165,14 +187,14 @@ class _Tree:
         return Span(lo, hi, label)
 
     def dep(self, i: int) -> str:
-        return (self.toks[i].deprel or "").lower()
+        return self.deps[i]
 
     def low(self, i: int) -> str:
         t = self.toks[i]
         return (t.lemma or t.form).lower()
 
     def first(self, i: int, *deps: str) -> int | None:
-        return next((k for k in self.kids[i] if self.dep(k) in deps), None)
+        return next((k for k in self.kids[i] if self.deps[k] in deps), None)
 
 
 def is_predicate(seg: Segment, i: int) -> bool:
@@ -413,11 +435,12 @@ def _inherited(tree: _Tree, v: int, passive: bool, subj_role: str) -> list[Span]
     return []
 
 
-def label_frames(seg: Segment) -> tuple[Frame, ...]:
+def label_frames(seg: Segment, forest: Any = None) -> tuple[Frame, ...]:
     """PropBank-style frames of ``seg``, one per predicate, in token order.
 
     Args:
         seg: A segment with the tokens, lemma, POS and dependency layers.
+        forest: Its dependency forest if the caller has built it (see :class:`_Tree`).
 
     Returns:
         One :class:`~mtstrata.segment.Frame` per predicate (possibly with no argument).
@@ -431,6 +454,6 @@ def label_frames(seg: Segment) -> tuple[Frame, ...]:
         raise MissingLayerError(
             "semantic roles are derived from the dependency layer, which this segment lacks "
             f"({seg.text[:60]!r}); annotate with an annotator that provides dep (spacy, stanza).")
-    tree = _Tree(seg)
+    tree = _Tree(seg, forest)
     return tuple(_frame(tree, i) for i in range(len(seg.tokens)) if is_predicate(seg, i))
 

@@ -13,15 +13,23 @@ tags and ClearNLP dependencies (spaCy's English models).
   edges of a span is trimmed.
 
 Features are strings (one-hot), distinct within an instance; combinations of the predicate
-lemma, voice, the dependency path and the head word carry most of the signal.
+lemma, voice, the dependency path and the head word carry most of the signal. Training builds
+the strings; labelling computes their columns in the model directly (:class:`PredicateEncoder`
+here, :class:`~mtstrata.layers.srl_linear.ArgumentEncoder`), the same columns in the same order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
 from mtstrata.segment import Frame, Segment
+
+if TYPE_CHECKING:
+    from mtstrata.layers.srl_linear import Vocabulary
 
 #: tags that can hold a verbal predicate (the tagger mistags verbs as nouns and adjectives)
 PREDICATE_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "NN", "JJ", "NNS", "NNP",
@@ -30,6 +38,10 @@ PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NF
 #: punctuation trimmed from the edges of a span (PropBank keeps quotes and brackets inside)
 TRIM_TAGS = frozenset({",", ".", ":", "HYPH", "NFP"})
 MAX_UP = 6  # ancestors climbed from a predicate
+_FORM, _LEMMA, _UPOS, _XPOS, _HEAD, _DEPREL = (attrgetter(a) for a in (
+    "form", "lemma", "upos", "xpos", "head", "deprel"))
+#: the kinds of candidate: "" the subtree, "alone" the head token alone
+KINDS = ("", "alone")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,46 +52,57 @@ class Candidate:
     start: int
     end: int
     up: int  # 0: a dependent of p; k > 0: a dependent of p's k-th ancestor; -k: that ancestor
-    kind: str = ""  # "": the subtree; "alone": the head token alone
+    kind: str = ""  # one of KINDS
 
 
 class Tree:
-    """Heads, children and subtree extents of one segment (0-based; -1 for a root)."""
+    """Heads, children and subtree extents of one segment (0-based; -1 for a root).
 
-    __slots__ = ("seg", "n", "head", "kids", "lo", "hi", "dep", "form", "lemma", "tag", "lower")
+    Read-only columns, one item per token, stored as tuples: a batch keeps hundreds of trees
+    alive, and tuples of plain items are soon dropped from the garbage collector's watch
+    (lists would be walked by every full collection).
+    """
+
+    __slots__ = ("seg", "n", "head", "kids", "lo", "hi", "dep", "form", "lemma", "tag", "lower",
+                 "upos", "well_formed")
 
     def __init__(self, seg: Segment):
         toks = seg.tokens
         self.seg = seg
         self.n = n = len(toks)
-        self.head = [(t.head or 0) - 1 for t in toks]
-        self.dep = [(t.deprel or "").lower() for t in toks]
-        self.form = [t.form for t in toks]
-        self.lower = [t.form.lower() for t in toks]
-        self.lemma = [(t.lemma or t.form).lower() for t in toks]
-        self.tag = [t.xpos or t.upos or "" for t in toks]
-        self.kids: list[list[int]] = [[] for _ in range(n)]
-        for i, h in enumerate(self.head):
+        self.head = head = tuple([(h or 0) - 1 for h in map(_HEAD, toks)])
+        self.dep = tuple([(d or "").lower() for d in map(_DEPREL, toks)])
+        self.form = form = tuple(map(_FORM, toks))
+        self.lower = tuple(map(str.lower, form))
+        self.lemma = tuple([(lem or f).lower() for lem, f in zip(map(_LEMMA, toks), form)])
+        upos = tuple(map(_UPOS, toks))
+        self.upos = tuple([u or "" for u in upos])
+        self.tag = tuple([x or u or "" for x, u in zip(map(_XPOS, toks), upos)])
+        kids: list[list[int]] = [[] for _ in range(n)]
+        roots = []
+        for i, h in enumerate(head):
             if 0 <= h < n and h != i:
-                self.kids[h].append(i)
-        self.lo = list(range(n))
-        self.hi = list(range(1, n + 1))
-        # extents bottom-up; the visited guard keeps a malformed (cyclic) head column finite
-        order, seen = [], [False] * n
-        for r in range(n):
-            if self.head[r] < 0 or self.head[r] >= n or self.head[r] == r:
-                stack = [r]
-                while stack:
-                    k = stack.pop()
-                    if not seen[k]:
-                        seen[k] = True
-                        order.append(k)
-                        stack.extend(self.kids[k])
+                kids[h].append(i)
+            else:
+                roots.append(i)
+        lo, hi = list(range(n)), list(range(1, n + 1))
+        # extents bottom-up: nodes in breadth-first order from the roots (a node of a malformed,
+        # cyclic head column is never reached), then each passed on to its head from the last
+        order = list(roots)
+        for k in order:  # grows while it is read: each reached node once (one head each)
+            order.extend(kids[k])
         for k in reversed(order):
-            for c in self.kids[k]:
-                if seen[c]:
-                    self.lo[k] = min(self.lo[k], self.lo[c])
-                    self.hi[k] = max(self.hi[k], self.hi[c])
+            h = head[k]
+            if 0 <= h < n and h != k:
+                if lo[k] < lo[h]:
+                    lo[h] = lo[k]
+                if hi[k] > hi[h]:
+                    hi[h] = hi[k]
+        self.kids: tuple[tuple[int, ...], ...] = tuple(map(tuple, kids))
+        self.lo, self.hi = tuple(lo), tuple(hi)
+        #: every token reached from a root, and every root's head is 0 (none out of range,
+        #: none its own): the forest as the rule labeller reads it (srl.label_frames)
+        self.well_formed = len(order) == n and all(not toks[r].head for r in roots)
 
     def ancestors(self, i: int) -> list[int]:
         out, seen = [], {i}
@@ -106,8 +129,13 @@ class Tree:
 
 
 def is_predicate_candidate(tree: Tree, i: int) -> bool:
-    t = tree.seg.tokens[i]
-    return tree.tag[i] in PREDICATE_TAGS or t.upos in ("VERB", "AUX")
+    return tree.tag[i] in PREDICATE_TAGS or tree.upos[i] in ("VERB", "AUX")
+
+
+def predicate_candidates(tree: Tree) -> list[int]:
+    """The tokens :func:`is_predicate_candidate` accepts, in order."""
+    tag, upos = tree.tag, tree.upos
+    return [i for i in range(tree.n) if tag[i] in PREDICATE_TAGS or upos[i] in ("VERB", "AUX")]
 
 
 def predicate_features(tree: Tree, i: int) -> list[str]:
@@ -120,40 +148,110 @@ def predicate_features(tree: Tree, i: int) -> list[str]:
     t, d, lem = tree.tag[i], tree.dep[i], tree.lemma[i]
     f = ["b", "t=" + t, "d=" + d, "l=" + lem, "w=" + tree.lower[i], "ht=" + htag,
          "td=" + t + d, "lt=" + lem + t, "ld=" + lem + d, "pt=" + prev, "nt=" + nxt,
-         "tdh=" + t + d + htag, "u=" + (tree.seg.tokens[i].upos or "")]
+         "tdh=" + t + d + htag, "u=" + tree.upos[i]]
     f.extend("k=" + k for k in kids)
     f.extend("tk=" + t + k for k in kids)
     return f
 
 
-def candidates(tree: Tree, p: int) -> list[Candidate]:
-    """Argument candidates of predicate ``p`` (module docstring)."""
-    out: list[Candidate] = []
+# ----------------------------------------------------------------------------- as columns
+# Labelling needs the model's column of each feature, not the string (see srl_linear, which
+# holds the argument features' encoder). The predicate features' encoder is here, next to the
+# strings it mirrors; tests/test_srl_fast.py holds the two to the same columns.
+MINUS = repeat(-1)  # the default of every lookup by map(dict.get, dicts, keys, MINUS)
+MAX_CACHED = 50_000  # entries of an encoder's memo table (emptied beyond: memory stays bounded)
+
+
+def cached(table: dict, key: tuple, make: Callable[..., Any]) -> Any:
+    """``table[key]``, computed as ``make(*key)`` the first time."""
+    got = table.get(key)
+    if got is None:
+        if len(table) >= MAX_CACHED:
+            table.clear()
+        got = table[key] = make(*key)
+    return got
+
+
+class PredicateEncoder:
+    """Columns of :func:`predicate_features` (variable length: a pair per dependent label)."""
+
+    def __init__(self, vocab: Vocabulary):
+        self.vocab = vocab
+        self._one = {k: vocab.sub(k + "=") for k in ("t", "d", "l", "w", "ht", "pt", "nt", "u",
+                                                      "k")}
+        self._b = vocab.get("b")
+        self._rows: dict[tuple, tuple[int, ...]] = {}
+
+    def _row(self, t: str, d: str, lem: str, low: str, htag: str, prev: str, nxt: str,
+             upos: str, kids: tuple[str, ...]) -> tuple[int, ...]:
+        """The columns of a token from its pieces (``kids``: its dependents' labels)."""
+        sub, one = self.vocab.sub, self._one
+        labels = sorted(set(kids))
+        dicts = (one["t"], one["d"], one["l"], one["w"], one["ht"], sub("td=" + t), sub("lt=", t),
+                 sub("ld=", d), one["pt"], one["nt"], sub("tdh=" + t + d), one["u"])
+        return (self._b, *map(dict.get, dicts, (t, d, lem, low, htag, d, lem, lem, prev, nxt,
+                                                htag, upos), MINUS),
+                *map(one["k"].get, labels, MINUS), *map(sub("tk=" + t).get, labels, MINUS))
+
+    def encode(self, tree: Tree, out: list[int], lengths: list[int]) -> list[int]:
+        """The predicate candidates of ``tree`` (:func:`predicate_candidates`); the columns of
+        each are appended to ``out`` (-1: unknown) and their number to ``lengths``.
+
+        Rows are kept per their pieces (a token's tag, label, words, neighbours' tags and
+        dependents' labels): in MT output most candidate tokens repeat."""
+        tag, dep, lemma, lower, upos, head = tree.tag, tree.dep, tree.lemma, tree.lower, \
+            tree.upos, tree.head
+        n, rows, kids = tree.n, self._rows, tree.kids
+        tokens = predicate_candidates(tree)
+        for i in tokens:
+            h = head[i]
+            key = (tag[i], dep[i], lemma[i], lower[i], tag[h] if 0 <= h < n else "ROOT",
+                   tag[i - 1] if i else "BOS", tag[i + 1] if i + 1 < n else "EOS", upos[i],
+                   tuple(map(dep.__getitem__, kids[i])))  # (the row has them sorted, once)
+            row = rows.get(key) or cached(rows, key, self._row)
+            out += row
+            lengths.append(len(row))
+        return tokens
+
+
+def candidate_tuples(tree: Tree, p: int, ancestors: list[int] | None = None
+                     ) -> list[tuple[int, int, int, int, str]]:
+    """Argument candidates of ``p`` as ``(head, start, end, up, kind)`` (see :class:`Candidate`);
+    ``ancestors`` is ``tree.ancestors(p)`` if the caller has it."""
+    out: list[tuple[int, int, int, int, str]] = []
+    tag, dep, lo_, hi_, kids = tree.tag, tree.dep, tree.lo, tree.hi, tree.kids
     below = p
-    for up, a in enumerate([p, *tree.ancestors(p)]):
-        for c in tree.kids[a]:
+    for up, a in enumerate([p, *(tree.ancestors(p) if ancestors is None else ancestors)]):
+        for c in kids[a]:
             if c == below and up:
                 continue
-            if tree.tag[c] in PUNCT_TAGS:
+            if tag[c] in PUNCT_TAGS:
                 continue
-            lo, hi = tree.trim(tree.lo[c], tree.hi[c])
+            lo, hi = lo_[c], hi_[c]
+            if tag[lo] in TRIM_TAGS or tag[hi - 1] in TRIM_TAGS:
+                lo, hi = tree.trim(lo, hi)
             if lo <= p < hi:  # a non-projective branch around p: the head alone
                 lo, hi = c, c + 1
-            out.append(Candidate(c, lo, hi, up))
-            if not up and tree.dep[c] in ("dobj", "attr") and tree.tag[c].startswith("NN") \
+            out.append((c, lo, hi, up, ""))
+            if not up and dep[c] in ("dobj", "attr") and tag[c].startswith("NN") \
                     and hi - lo > 1:  # the noun alone: a light verb's AM-PRR ("make a profit")
-                out.append(Candidate(c, c, c + 1, 0, "alone"))
+                out.append((c, c, c + 1, 0, KINDS[1]))
         if up:
-            lo, hi = tree.lo[a], tree.hi[a]
-            if tree.lo[below] > a:
-                hi = min(hi, tree.lo[below])
+            lo, hi = lo_[a], hi_[a]
+            if lo_[below] > a:
+                hi = min(hi, lo_[below])
             else:
-                lo = max(lo, tree.hi[below])
+                lo = max(lo, hi_[below])
             if lo <= a < hi:
                 lo, hi = tree.trim(lo, hi)
-                out.append(Candidate(a, lo, hi, -up))
+                out.append((a, lo, hi, -up, ""))
             below = a
     return out
+
+
+def candidates(tree: Tree, p: int) -> list[Candidate]:
+    """Argument candidates of predicate ``p`` (module docstring)."""
+    return [Candidate(*c) for c in candidate_tuples(tree, p)]
 
 
 def _path(tree: Tree, p: int, c: Candidate) -> tuple[str, str]:

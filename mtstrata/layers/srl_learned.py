@@ -46,11 +46,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mtstrata import lock
+from mtstrata.cache import gc_paused
 from mtstrata.errors import MissingLayerError, ModelError
 from mtstrata.layers import srl_features as F
 from mtstrata.layers.base import LABELLERS, SRL_NEEDS
 from mtstrata.layers.srl import label_frames
-from mtstrata.layers.srl_linear import LinearModel
+from mtstrata.layers.srl_linear import ArgumentEncoder, LinearModel
 from mtstrata.layers.srl_linear import load as load_arrays
 from mtstrata.segment import Frame, Layer, Segment, Span
 
@@ -105,64 +106,99 @@ class Models:
         self.max_none = max_none
         self._yes = predicate.classes.index("1")
         self._none = argument.classes.index(NONE)
+        self._predicate_encoder = F.PredicateEncoder(predicate.vocabulary)
+        self._argument_encoder = ArgumentEncoder(argument.vocabulary)
 
     def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
-        """Frames of every segment, in chunks of :data:`CHUNK` (bounded memory)."""
+        """Frames of every segment, in chunks of :data:`CHUNK` (bounded memory).
+
+        The cyclic garbage collector is paused meanwhile (as for decoding the cache): a chunk
+        keeps thousands of small objects alive and the frames accumulate, so its full passes,
+        which walk the caller's whole heap, cost ~10% of the time; nothing here has cycles.
+        """
         out: list[tuple[Frame, ...]] = []
-        for k in range(0, len(segments), CHUNK):
-            out.extend(self._label(segments[k:k + CHUNK]))
+        with gc_paused():
+            for k in range(0, len(segments), CHUNK):
+                out.extend(self._label(segments[k:k + CHUNK]))
         return out
 
     def _label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
-        """Frames of every segment (batched: one product per classifier)."""
+        """Frames of every segment (batched: one product per classifier).
+
+        Features reach the classifiers as column ids (the encoders of
+        :mod:`~mtstrata.layers.srl_linear`), never as strings: the same sparse rows.
+        """
         trees = [_tree(s) for s in segments]
-        where, feats = [], []
+        seg_of: list[int] = []  # the candidates: segment and token (ints, not pairs: see encode)
+        token: list[int] = []
+        ids: list[int] = []
+        lengths: list[int] = []
         for k, t in enumerate(trees):
-            for i in range(t.n):
-                if F.is_predicate_candidate(t, i):
-                    where.append((k, i))
-                    feats.append(F.predicate_features(t, i))
-        yes = self.predicate.proba(feats)[:, self._yes] if feats else np.zeros(0)
-        preds = [w for w, y in zip(where, yes) if y >= 0.5]
-        rules = [{f.predicate: f for f in label_frames(s)} for s in segments]
-        owner, cands, afeats = [], [], []
-        for n, (k, p) in enumerate(preds):
-            for c, f in F.argument_instances(trees[k], p, rules[k].get(p)):
-                owner.append(n)
-                cands.append(c)
-                afeats.append(f)
-        probs = self.argument.proba(afeats) if afeats else np.zeros((0, 1))
-        by_pred: list[list[int]] = [[] for _ in preds]
-        for j, n in enumerate(owner):
-            by_pred[n].append(j)
+            tokens = self._predicate_encoder.encode(t, ids, lengths)
+            seg_of += [k] * len(tokens)
+            token += tokens
+        scores = self.predicate.scores_ids(np.fromiter(ids, np.int64, len(ids)),
+                                           np.array(lengths, dtype=np.int64))
+        yes = (LinearModel.softmax(scores)[:, self._yes] >= 0.5).tolist()
+        pred_seg = [k for k, y in zip(seg_of, yes) if y]
+        preds = [i for i, y in zip(token, yes) if y]
+        rules = [{f.predicate: f for f in label_frames(s, t if t.well_formed else None)}
+                 for s, t in zip(segments, trees)]
+        owner, starts, ends, rows = self._argument_encoder.encode(
+            (trees[k], p, rules[k].get(p)) for k, p in zip(pred_seg, preds))
+        n, width = rows.shape
+        probs = LinearModel.softmax(self.argument.scores_ids(rows.ravel(),
+                                                             np.full(n, width)))
         out: list[list[Frame]] = [[] for _ in segments]
-        for n, (k, p) in enumerate(preds):
-            out[k].append(self.decode(p, [cands[j] for j in by_pred[n]], probs[by_pred[n]]))
+        for k, frame in zip(pred_seg, self.decode_all(preds, owner, starts, ends, probs)):
+            out[k].append(frame)
         return [tuple(fs) for fs in out]
+
+    def decode_all(self, preds: Sequence[int], owner: Sequence[int], starts: Sequence[int],
+                   ends: Sequence[int], probs: np.ndarray) -> list[Frame]:
+        """:meth:`decode` of every predicate at once (row ``j`` is a candidate of predicate
+        ``preds[owner[j]]`` with span ``[starts[j], ends[j])``; a predicate's rows in candidate
+        order)."""
+        offers: list[list[tuple[int, int, str]]] = [[] for _ in preds]
+        # a candidate that loses to "none" is never kept: only the others are ranked
+        wins = np.flatnonzero(probs[:, self._none] < self.max_none)
+        if len(wins):
+            masked = probs[wins]
+            masked[:, self._none] = -1.0
+            best = masked.argmax(axis=1)
+            p_best = masked[np.arange(len(best)), best]
+            # by predicate, then by decreasing probability, ties in row order (lexsort is
+            # stable, as decode's argsort was)
+            order = np.lexsort((-p_best, np.asarray(owner)[wins]))
+            classes = self.argument.classes
+            for j, role in zip(wins[order].tolist(), best[order].tolist()):
+                offers[owner[j]].append((starts[j], ends[j], classes[role]))
+        return [self._choose(p, o) for p, o in zip(preds, offers)]
 
     def decode(self, p: int, cands: Sequence[F.Candidate], probs: np.ndarray) -> Frame:
         """Best non-overlapping labelled spans of predicate ``p``."""
-        if not cands:
+        return self.decode_all([p], [0] * len(cands), [c.start for c in cands],
+                               [c.end for c in cands], probs)[0]
+
+    @staticmethod
+    def _choose(p: int, offers: Sequence[tuple[int, int, str]]) -> Frame:
+        """Keep each offered ``(start, end, role)`` in turn unless it covers ``p``, repeats a
+        numbered role or overlaps a kept span; the frame lists them by (start, end, role)."""
+        if not offers:
             return Frame(p)
-        rows = np.arange(len(cands))
-        masked = probs.copy()
-        masked[:, self._none] = -1.0
-        best = masked.argmax(axis=1)
-        p_best = masked[rows, best]
-        wins = probs[:, self._none] < self.max_none
-        taken: list[tuple[int, int]] = []
+        kept: list[tuple[int, int, str]] = []
         roles: set[str] = set()
-        args: list[Span] = []
-        for j in np.argsort(-p_best, kind="stable"):
-            c, role = cands[j], self.argument.classes[best[j]]
-            if not wins[j] or (role in CORE and role in roles):
+        for start, end, role in offers:
+            if start <= p < end or (role in roles and role in CORE):
                 continue
-            if any(c.start < e and s < c.end for s, e in taken) or c.start <= p < c.end:
-                continue
-            taken.append((c.start, c.end))
-            roles.add(role)
-            args.append(Span(c.start, c.end, role))
-        return Frame(p, tuple(sorted(args, key=lambda a: (a.start, a.end, a.label))))
+            for s, e, _ in kept:
+                if start < e and s < end:
+                    break
+            else:
+                kept.append((start, end, role))
+                roles.add(role)
+        kept.sort()
+        return Frame(p, tuple([Span(*a) for a in kept]))
 
 
 def _tree(seg: Segment) -> F.Tree:
