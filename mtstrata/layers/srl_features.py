@@ -207,7 +207,7 @@ class PredicateEncoder:
             h = head[i]
             key = (tag[i], dep[i], lemma[i], lower[i], tag[h] if 0 <= h < n else "ROOT",
                    tag[i - 1] if i else "BOS", tag[i + 1] if i + 1 < n else "EOS", upos[i],
-                   tuple(map(dep.__getitem__, kids[i])))  # (the row has them sorted, once)
+                   tuple(map(dep.__getitem__, kids[i])))  # dependents' labels (_row sorts)
             row = rows.get(key) or cached(rows, key, self._row)
             out += row
             lengths.append(len(row))
