@@ -84,3 +84,26 @@ def test_chrf_details_are_the_p_and_r_of_the_score(pairs, spec):
 def test_bad_parameters_are_config_errors(spec):
     with pytest.raises(ConfigError):
         metrics.create(spec)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), nrefs=st.integers(1, 3))
+def test_chrf_variants_in_one_run_share_character_counts_and_equal_sacrebleu(data, nrefs):
+    """chrF, chrF++ and a lowercased/beta=1 chrF in one run (the character matches of a system
+    are counted once and shared): each equal to sacreBLEU, sentence by sentence, for every
+    system, with 1-3 references (chrF++ may pick another best reference than chrF)."""
+    n = data.draw(st.integers(1, 5))
+    systems = {f"s{k}": data.draw(st.lists(sentence, min_size=n, max_size=n)) for k in range(2)}
+    refs = [data.draw(st.lists(sentence, min_size=n, max_size=n)) for _ in range(nrefs)]
+    specs = [("chrf", {}), ("chrf++", {"word_order": 2}),
+             ("chrf:lc=yes,beta=1", {"lowercase": True, "beta": 1}), ("chrf:eps=yes",
+                                                                     {"eps_smoothing": True})]
+    run = scoring.compute(systems, refs, [metrics.create(spec) for spec, _ in specs])
+    for name, hyps in systems.items():
+        for i, (_, kwargs) in enumerate(specs):
+            theirs = sacrebleu.CHRF(**kwargs)
+            s = run.score(name, i, sentence_level=True)
+            assert s.value == pytest.approx(theirs.corpus_score(hyps, refs).score, abs=1e-9)
+            np.testing.assert_allclose(
+                s.segments, [theirs.sentence_score(h, [r[j] for r in refs]).score
+                             for j, h in enumerate(hyps)], rtol=0, atol=1e-9)

@@ -18,12 +18,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sacrebleu.metrics.chrf import CHRF
+from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_word_ngrams
 from sacrebleu.metrics.ter import TER
 
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.prepared import prepared
+from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
 
 
@@ -62,12 +63,16 @@ class _Sacre(MetricBase):
         # scored against them
         infos = refs.state((type(self).__name__, "refs", self.signature()),
                            lambda: [self._ref_info(rs) for rs in refs])
-        m = self._metric()
-        rows = [m._compute_segment_statistics(m._preprocess_segment(h.text), info)
-                for h, info in zip(hyps, infos, strict=True)]
+        rows = self._rows(prepared(hyps), refs, infos)
         if not rows:
             return np.zeros((0, 0))
         return np.array(rows, dtype=float)
+
+    def _rows(self, hyps: Prepared, refs: Prepared, infos: list) -> list:
+        """sacreBLEU's statistics of each hypothesis against its prepared references."""
+        m = self._metric()
+        return [m._compute_segment_statistics(m._preprocess_segment(h.text), info)
+                for h, info in zip(hyps, infos, strict=True)]
 
     def _stats_for_sacre(self, stats: np.ndarray) -> list:
         return [float(x) for x in stats]
@@ -117,6 +122,44 @@ class ChrF(_Sacre):
         if self.beta < 0:
             raise ConfigError(f"{self.name}: beta must be >= 0 (recall weight; 2 by default), "
                               f"not {self.beta}.")
+
+    def _rows(self, hyps: Prepared, refs: Prepared, infos: list) -> list:
+        """sacreBLEU's ``_compute_segment_statistics``, step for step, with the character part
+        shared: chrF and chrF++ of one run count the same character n-gram matches of each
+        (hypothesis, reference) pair, so those are computed once per system (hypothesis-side
+        state) and chrF++ adds only its word n-grams. Equal to sacreBLEU (tests/test_sacre.py,
+        both metrics in one run, 1-3 references)."""
+        m = self._metric()
+        texts = [m._preprocess_segment(h.text) for h in hyps]
+
+        def char_stats() -> list[list[list[int]]]:  # [segment][reference] -> flat (h, r, m)
+            out = []
+            for text, info in zip(texts, infos, strict=True):
+                hyp = extract_all_char_ngrams(text, self.char_order, self.ws)
+                out.append([[x for h, r in zip(hyp, ref, strict=False)
+                             for x in m._get_match_statistics(h, r)]
+                            for ref in info["ref_ngrams"]])
+            return out
+
+        chars = hyps.state(("chrf-char-matches", self.char_order, self.ws, self.lc, refs.uid),
+                           char_stats)
+        rows = []
+        for text, info, per_ref in zip(texts, infos, chars, strict=True):
+            words = []
+            if self.word_order > 0:
+                hwords = m._remove_punctuation(text)
+                words = [extract_word_ngrams(hwords, n) for n in range(1, self.word_order + 1)]
+            best: list[int] = []
+            best_f = -1.0
+            for ref, cstats in zip(info["ref_ngrams"], per_ref, strict=True):
+                stats = list(cstats)
+                for h, r in zip(words, ref[self.char_order:], strict=False):
+                    stats.extend(m._get_match_statistics(h, r))
+                f = m._compute_f_score(stats)
+                if f > best_f:
+                    best_f, best = f, stats
+            rows.append(best)
+        return rows
 
     def _impl(self) -> CHRF:
         return CHRF(char_order=self.char_order, word_order=self.word_order, beta=self.beta,
