@@ -125,12 +125,13 @@ def _pool_init(parent: int, initializer: Callable[..., object] | None, initargs:
 
 
 def forked_map(fn: Callable[[Any], T], items: Iterable[Any], workers: int, what: str,
-               initializer: Callable[..., object] | None = None, initargs: tuple = ()
-               ) -> Iterator[T]:
+               initializer: Callable[..., object] | None = None, initargs: tuple = (),
+               lost: str = "") -> Iterator[T]:
     """``fn(item)`` for each item, in order, computed by ``workers`` processes of this machine
     (forked where the platform can: they see this process's memory as it is now), with at most
     two tasks per worker in flight, so memory does not grow with the number of items. A worker
-    that dies ends the run with a clear error naming ``what`` they were doing."""
+    that dies ends the run with a clear error naming ``what`` they were doing (and ``lost``:
+    a sentence on what is kept of the work done so far)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -160,8 +161,8 @@ def forked_map(fn: Callable[[Any], T], items: Iterable[Any], workers: int, what:
         done = True
     except BrokenProcessPool:
         raise ModelError(f"a worker process died while {what} (killed, or out of memory: each "
-                         f"of the {workers} workers holds its own copy). Run again with fewer "
-                         "--jobs.") from None
+                         f"of the {workers} workers holds its own copy of the models). Run again "
+                         f"with fewer --jobs.{lost}") from None
     finally:
         if not done:  # interrupted or failed: stop the workers now, not after their tasks
             _terminate(pool)
@@ -189,8 +190,9 @@ def _pool_batches(annotator: Any, labeller: Any, texts: Sequence[str], layers: f
     (the texts annotated before a worker dies are in the cache)."""
     decode = SegmentDecoder()
     jobs = ((layers, list(texts[i:i + POOL_BATCH])) for i in range(0, len(texts), POOL_BATCH))
-    for payloads in forked_map(_pool_batch, jobs, workers, "annotating (the texts annotated "
-                               "so far are in the cache)", _pool_load, (annotator, labeller)):
+    for payloads in forked_map(_pool_batch, jobs, workers, "annotating", _pool_load,
+                               (annotator, labeller),
+                               lost=" The texts annotated so far are in the cache."):
         yield Batch(map(decode, payloads), payloads)
 
 
