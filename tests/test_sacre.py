@@ -107,3 +107,19 @@ def test_chrf_variants_in_one_run_share_character_counts_and_equal_sacrebleu(dat
             np.testing.assert_allclose(
                 s.segments, [theirs.sentence_score(h, [r[j] for r in refs]).score
                              for j, h in enumerate(hyps)], rtol=0, atol=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hyp=st.text(alphabet="ab c\u00e9", max_size=30),
+       ref=st.text(alphabet="ab c\u00e9", max_size=30), order=st.integers(1, 8), ws=st.booleans())
+def test_char_match_stats_equal_sacrebleus_counting(hyp, ref, order, ws):
+    """The character statistics counted our way equal sacreBLEU's on texts over a small
+    alphabet (repeated n-grams, empty and all-space sides, orders past the text's length)."""
+    from sacrebleu.metrics.helpers import extract_all_char_ngrams
+
+    from mtstrata.metrics.lexical.sacre import char_match_stats
+
+    refs = extract_all_char_ngrams(ref, order, ws)
+    theirs = [x for h, r in zip(extract_all_char_ngrams(hyp, order, ws), refs, strict=True)
+              for x in sacrebleu.CHRF._get_match_statistics(h, r)]
+    assert char_match_stats(hyp, refs, ws) == theirs

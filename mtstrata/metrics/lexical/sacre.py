@@ -12,13 +12,14 @@ system. Scores are on sacreBLEU's 0-100 scale.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 from sacrebleu.metrics.chrf import CHRF
-from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_word_ngrams
+from sacrebleu.metrics.helpers import extract_word_ngrams
 from sacrebleu.metrics.ter import TER
 
 from mtstrata.errors import ConfigError
@@ -82,6 +83,40 @@ class _Sacre(MetricBase):
             self._stats_for_sacre(np.asarray(stats))).score)
 
 
+def char_match_stats(text: str, refs: Sequence[Counter[str]], ws: bool = False) -> list[int]:
+    """sacreBLEU's chrF character statistics of ``text`` against one reference's character
+    n-gram counts (orders 1..len(refs)): ``(hyp, ref, match)`` per order, flat, the numbers
+    ``_get_match_statistics`` gives on ``extract_all_char_ngrams(text)``, about twice as fast.
+
+    The same n-grams are cut from the same string; what changes is the counting. The
+    hypothesis count of order n is the number of positions, ``max(0, len - n + 1)``; a
+    hypothesis whose n-grams are all distinct (most, from order 3 up) matches exactly the
+    n-grams it shares with the reference (a set intersection in C); others sum
+    ``min(hyp count, ref count)`` over the shared n-grams only. Equal to sacreBLEU
+    (tests/test_sacre.py, random texts over a small alphabet and real segments).
+    """
+    line = text if ws else "".join(text.split())
+    size = len(line)
+    row: list[int] = []
+    for n, ref in enumerate(refs, start=1):
+        total = sum(ref.values())
+        count = size - n + 1
+        if count <= 0:
+            row += (0, total, 0)
+            continue
+        hyp = Counter([line[i:i + n] for i in range(count)])
+        shared = hyp.keys() & ref.keys()
+        if len(hyp) == count:
+            match = len(shared)
+        else:
+            match = 0
+            for g in shared:
+                a, b = hyp[g], ref[g]
+                match += a if a < b else b
+        row += (count if ref else 0, total, match)
+    return row
+
+
 @dataclass(frozen=True)
 class ChrF(_Sacre):
     """chrF: character n-gram F-score (word n-grams too for chrF++).
@@ -133,13 +168,9 @@ class ChrF(_Sacre):
         texts = [m._preprocess_segment(h.text) for h in hyps]
 
         def char_stats() -> list[list[list[int]]]:  # [segment][reference] -> flat (h, r, m)
-            out = []
-            for text, info in zip(texts, infos, strict=True):
-                hyp = extract_all_char_ngrams(text, self.char_order, self.ws)
-                out.append([[x for h, r in zip(hyp, ref, strict=False)
-                             for x in m._get_match_statistics(h, r)]
-                            for ref in info["ref_ngrams"]])
-            return out
+            return [[char_match_stats(text, ref[:self.char_order], self.ws)
+                     for ref in info["ref_ngrams"]]
+                    for text, info in zip(texts, infos, strict=True)]
 
         chars = hyps.state(("chrf-char-matches", self.char_order, self.ws, self.lc, refs.uid),
                            char_stats)
