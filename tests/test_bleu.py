@@ -290,3 +290,21 @@ def test_ref_length_rules_score(rl, ref_len):
     want = 100 * min(1.0, np.exp(1 - ref_len / 3))
     assert m.score(s) == pytest.approx(want, abs=1e-12)
     assert m.details(s)["BP"] == pytest.approx(want / 100, abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), nrefs=st.integers(1, 3))
+def test_variants_in_one_run_equal_each_alone(data, nrefs):
+    """BLEU variants of one run share a system's match counts (and the reference table): each
+    variant's statistics equal the same metric's alone, for every system. Variants that count
+    otherwise (tokenizer, case, order, tBLEU) must not pick up another's counts."""
+    n = data.draw(st.integers(1, 5))
+    systems = {f"s{k}": data.draw(st.lists(sentence, min_size=n, max_size=n)) for k in range(3)}
+    refs = [data.draw(st.lists(sentence, min_size=n, max_size=n)) for _ in range(nrefs)]
+    specs = ["bleu", "bleu-sbp", "bleu:ref_length=average", "bleu:tok=none", "bleu:lc=yes",
+             "bleu:max_order=2", "bleu-sbp:ref_length=closest,max_order=3", "tBLEU"]
+    together = scoring.compute(systems, refs, [metrics.create(s) for s in specs])
+    for i, spec in enumerate(specs):
+        alone = scoring.compute(systems, refs, [metrics.create(spec)])
+        for name in systems:
+            np.testing.assert_array_equal(together.stats[(name, i)], alone.stats[(name, 0)])

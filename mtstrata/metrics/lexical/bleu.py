@@ -172,9 +172,14 @@ class BLEU(MetricBase):
         return clip, tuple(lens)
 
     def _ref_table(self, refs: Prepared[Sequence[Segment]]) -> list:
-        """:meth:`_ref_entry` of every segment, built once per run (shared by the systems)."""
-        key = (type(self).__name__, "refs", self.tok, self.lc, self.max_order)
+        """:meth:`_ref_entry` of every segment, built once per run (shared by the systems, and
+        by BLEU and BLEU-SBP: the entries do not depend on the reference-length rule)."""
+        key = (self._counting, "refs", self.tok, self.lc, self.max_order)
         return refs.state(key, lambda: [self._ref_entry(rs) for rs in refs])
+
+    #: who counts the matches: BLEU and BLEU-SBP of one run share a system's counts (tBLEU,
+    #: whose ``_row`` weighs matches, counts its own)
+    _counting: ClassVar[str] = "BLEU"
 
     def _ref_len(self, hyp_len: int, lens: tuple[int, ...]) -> float:
         if self.ref_length == "closest":
@@ -183,25 +188,39 @@ class BLEU(MetricBase):
             return min(lens)
         return sum(lens) / len(lens)
 
-    def _row(self, hyp: str, entry: tuple[dict, tuple[int, ...]]) -> list[float]:
-        clip, lens = entry
+    def _matches(self, hyp: str, clip: dict) -> tuple[int, list[int]]:
+        """(hypothesis length, clipped matches per order) of one hypothesis."""
         counts, hyp_len = ngram_counts(hyp, self.max_order, self.tok, self.lc)
-        order = self.max_order
-        correct = [0] * order
-        total = [max(0, hyp_len - n) for n in range(order)]
+        correct = [0] * self.max_order
         # only shared n-grams matter; the key-view intersection runs in C
         for g in counts.keys() & clip.keys():
             c, m = counts[g], clip[g]
             correct[len(g) - 1] += c if c < m else m
+        return hyp_len, correct
+
+    def _from_matches(self, hyp_len: int, correct: list[int], lens: tuple[int, ...]
+                      ) -> list[float]:
+        total = [max(0, hyp_len - n) for n in range(self.max_order)]
         ref_len = self._ref_len(hyp_len, lens)
         return [hyp_len, ref_len, *correct, *total, min(hyp_len, ref_len), ref_len]
+
+    def _row(self, hyp: str, entry: tuple[dict, tuple[int, ...]]) -> list[float]:
+        return self._from_matches(*self._matches(hyp, entry[0]), entry[1])
 
     def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
                     ) -> np.ndarray:
         if len(hyps) != len(refs):
             raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
-        table = self._ref_table(prepared(refs))
-        rows = [self._row(h.text, e) for h, e in zip(hyps, table, strict=True)]
+        refs, hyps = prepared(refs), prepared(hyps)
+        table = self._ref_table(refs)
+        if self._counting != "BLEU":
+            rows = [self._row(h.text, e) for h, e in zip(hyps, table, strict=True)]
+        else:  # a system's matches are counted once per run, whatever the variant
+            key = ("bleu-matches", self.tok, self.lc, self.max_order, refs.uid)
+            matches = hyps.state(key, lambda: [self._matches(h.text, e[0])
+                                               for h, e in zip(hyps, table, strict=True)])
+            rows = [self._from_matches(n, c, e[1]) for (n, c), e in zip(matches, table,
+                                                                         strict=True)]
         return np.array(rows, dtype=float).reshape(len(rows), 2 * self.max_order + 4)
 
     # -- scores -------------------------------------------------------------------------

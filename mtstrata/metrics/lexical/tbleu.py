@@ -154,6 +154,7 @@ class TBLEU(BLEU):
     eps: float = 0.05
 
     name: ClassVar[str] = "tBLEU"
+    _counting: ClassVar[str] = "tBLEU"  # weighted matches: its own _ref_entry and _row
     max_words: ClassVar[int | None] = 2000  # quadratic alignment
 
     def __post_init__(self) -> None:
