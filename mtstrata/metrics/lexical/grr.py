@@ -21,11 +21,11 @@ not depend on the hypothesis, so the corpus score is a fixed-weight combination 
 scores (decomposable: raising one segment's score never lowers the corpus score).
 
 Speed: the search runs for a whole batch of segments at once. Segments are sorted by hypothesis
-length and cut into blocks; each block is a ``(segments, |r|+1, N)`` numpy array of path weights,
-advanced one hypothesis word per step for all segments together (a segment whose hypothesis has
-ended keeps its values); the chain of deletions (epsilon moves) is a running maximum along the
-reference axis. Padding positions beyond a reference's end are never read, since every
-transition moves forward in ``i``.
+length and cut into blocks; each block is an ``(N, segments, |r|+1)`` numpy array of path
+weights (run length outermost), advanced one hypothesis word per step for all segments together
+(a segment whose hypothesis has ended keeps its values); the chain of deletions (epsilon moves)
+is a running maximum along the reference axis. Padding positions beyond a reference's end are
+never read, since every transition moves forward in ``i``.
 
 Tokens are sacreBLEU's (``tok=13a`` by default, ``lc`` lowercases), as for BLEU and WRR. With
 several references the one giving the highest segment ratio is used (ties: the shorter
@@ -97,37 +97,41 @@ def _block(hyps: list[np.ndarray], refs: list[np.ndarray], order: int, alpha: fl
         ref[k, :ref_len[k]] = refs[k]
     top = order - 1
     bpos = beta * np.arange(width + 1, dtype=float)
-    gains = np.arange(1, order + 1, dtype=float)  # a match from run length m weighs m + 1
 
     def close(v: np.ndarray) -> None:
         # deletions: (k, any m) -> (i, 0) for k < i at cost β (i - k), as a running maximum
         if width == 0:
             return
-        acc = np.maximum.accumulate(v.max(axis=2) + bpos, axis=1)
-        np.maximum(v[:, 1:, 0], acc[:, :-1] - bpos[1:], out=v[:, 1:, 0])
+        acc = np.maximum.accumulate(v.max(axis=0) + bpos, axis=1)
+        np.maximum(v[0, :, 1:], acc[:, :-1] - bpos[1:], out=v[0, :, 1:])
 
-    v = np.full((n, width + 1, order), _NEG)
-    v[:, 0, 0] = 0.0
+    # path weights v[m, segment, i]: the run length m outermost, so the maximum over it is an
+    # element-wise maximum of contiguous planes (a reduction over a short last axis is slow)
+    v = np.full((order, n, width + 1), _NEG)
+    v[0, :, 0] = 0.0
     close(v)
     nxt = np.empty_like(v)
+    cand = np.empty((order, n, width))
     for t in range(steps):
-        best = v.max(axis=2)
+        best = v.max(axis=0)
         nxt.fill(_NEG)
-        nxt[:, :, 0] = best - alpha  # insertion
-        np.maximum(nxt[:, 1:, 0], best[:, :-1], out=nxt[:, 1:, 0])  # substitution
-        hit = ref == hyp[:, t:t + 1]
-        cand = np.where(hit[:, :, None], v[:, :-1, :] + gains, _NEG)  # match from (i, m)
+        np.subtract(best, alpha, out=nxt[0])  # insertion
+        np.maximum(nxt[0, :, 1:], best[:, :-1], out=nxt[0, :, 1:])  # substitution
+        miss = ref != hyp[:, t:t + 1]
+        for m in range(order):  # match from (i, m): weight m + 1
+            np.add(v[m, :, :-1], m + 1, out=cand[m])
+            np.copyto(cand[m], _NEG, where=miss)
         if top == 0:
-            np.maximum(nxt[:, 1:, 0], cand[:, :, 0], out=nxt[:, 1:, 0])
+            np.maximum(nxt[0, :, 1:], cand[0], out=nxt[0, :, 1:])
         else:  # run length m -> min(m + 1, N - 1)
-            np.maximum(nxt[:, 1:, 1:], cand[:, :, :top], out=nxt[:, 1:, 1:])
-            np.maximum(nxt[:, 1:, top], cand[:, :, top], out=nxt[:, 1:, top])
+            np.maximum(nxt[1:, :, 1:], cand[:top], out=nxt[1:, :, 1:])
+            np.maximum(nxt[top, :, 1:], cand[top], out=nxt[top, :, 1:])
         close(nxt)
         done = hyp_len <= t  # these hypotheses have ended: keep their values
         if done.any():
-            nxt[done] = v[done]
+            nxt[:, done] = v[:, done]
         v, nxt = nxt, v
-    return v[np.arange(n), ref_len].max(axis=1)
+    return v[:, np.arange(n), ref_len].max(axis=0)
 
 
 def grr_denominator(ref_len: int, order: int) -> int:
