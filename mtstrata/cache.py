@@ -293,16 +293,22 @@ class Cache:
         return out
 
     def put_many(self, annotator: str, segments: Iterable[Segment],
-                 payloads: Sequence[str] | None = None) -> None:
+                 payloads: Sequence[str] | None = None, texts: Sequence[str] | None = None
+                 ) -> None:
         """Store segments in one transaction (all or nothing); ``payloads``, when given, are
-        their ``to_json()`` texts, already made (by a worker). A cache that cannot be written
-        (read-only, full disk) warns once and stores nothing more: the run goes on."""
+        their ``to_json()`` texts, already made (by a worker). With ``texts`` (the segments'
+        texts, in the order of ``payloads``) the segments themselves may be left out: the
+        payloads are stored as they are. A cache that cannot be written (read-only, full disk)
+        warns once and stores nothing more: the run goes on."""
         segments = list(segments)
         if payloads is None:
             payloads = [s.to_json() for s in segments]
-        elif len(payloads) != len(segments):
-            raise ValueError(f"{len(segments)} segments but {len(payloads)} payloads")
-        rows = [(key(annotator, s.text), p) for s, p in zip(segments, payloads, strict=True)]
+        if texts is None:
+            texts = [s.text for s in segments]
+        if len(payloads) != len(texts) or (segments and len(segments) != len(texts)):
+            raise ValueError(f"{len(segments)} segments, {len(texts)} texts but "
+                             f"{len(payloads)} payloads")
+        rows = [(key(annotator, t), p) for t, p in zip(texts, payloads, strict=True)]
         if not rows or not self.writable:
             return
         try:

@@ -100,7 +100,10 @@ class PidLabeller:
 
     def label(self, segs):
         with open(self.log, "a") as f:
-            f.write(f"{os.getpid()} {os.environ.get('MALLOC_TRIM_THRESHOLD_', '-')}\n")
+            import dask
+
+            f.write(f"{os.getpid()} {os.environ.get('MALLOC_TRIM_THRESHOLD_', '-')} "
+                    f"{dask.config.get('distributed.worker.profile.enabled', '-')}\n")
         return [(Frame(0),) if s.tokens else () for s in segs]
 
 
@@ -116,6 +119,8 @@ def test_roles_are_labelled_in_the_workers(slow, tmp_path, executor):
     assert pids and str(os.getpid()) not in pids  # labelled by the workers, not the driver
     # our local cluster's workers run without Dask's MALLOC_TRIM_THRESHOLD_ (slower parsing)
     assert {ln.split()[1] for ln in log.read_text().splitlines()} == {"-"}
+    if executor == "dask":  # nor Dask's statistical profiler sampling the parsing thread
+        assert {ln.split()[2] for ln in log.read_text().splitlines()} == {"False"}
     # one process: labelled here, batch by batch, the same frames
     here = [seg for batch in batches(SlowTagger(), TEXTS, frozenset({Layer.POS}), "local", 100,
                                      labeller=PidLabeller(str(tmp_path / "here")))
@@ -187,3 +192,30 @@ def test_unreachable_scheduler_is_a_clear_error(slow, tmp_path):
     with pytest.raises(ConfigError, match="cannot reach the Dask scheduler"):
         annotate_texts(["a b"], {Layer.POS}, AnnotationOptions(
             use_cache=False, quiet=True, executor="dask:tcp://127.0.0.1:1"))
+
+
+@pytest.mark.parametrize("executor,jobs", [("local", 2), ("dask", 2), ("local", 1)])
+def test_fill_only_stores_the_same_rows_and_keeps_nothing(slow, tmp_path, monkeypatch, executor,
+                                                          jobs):
+    """``keep=False`` (``mtstrata annotate``): nothing is kept, the workers' JSON is stored
+    without being decoded in the driver, and the cache then holds what a keeping run gets."""
+    from mtstrata import cache as cache_mod
+    from mtstrata.cache import Cache
+
+    kept, sig = annotate_texts(TEXTS, {Layer.POS}, AnnotationOptions(
+        cache=str(tmp_path / "kept.sqlite"), quiet=True, executor=executor, jobs=jobs))
+    decoded: list[str] = []
+    real = cache_mod.SegmentDecoder.__call__
+    monkeypatch.setattr(cache_mod.SegmentDecoder, "__call__",
+                        lambda self, p: decoded.append(p) or real(self, p))
+    path = tmp_path / "filled.sqlite"
+    got, sig2 = annotate_texts(TEXTS[:40], {Layer.POS}, AnnotationOptions(  # some from the cache
+        cache=str(path), quiet=True))
+    decoded.clear()
+    got, sig2 = annotate_texts(TEXTS, {Layer.POS}, AnnotationOptions(
+        cache=str(path), quiet=True, executor=executor, jobs=jobs), keep=False)
+    assert got == {} and sig2 == sig
+    assert len(decoded) == 40  # only the cache hits' rows were read (and checked)
+    monkeypatch.undo()
+    with Cache(path) as c:
+        assert len(c) == len(TEXTS) and c.get_many(sig, TEXTS) == kept

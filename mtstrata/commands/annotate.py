@@ -51,5 +51,5 @@ def run(args: argparse.Namespace) -> int:
         layers.add(Layer(name))
     texts = [t for f in corpus.read_all(args.input) for t in f.lines]
     opts = annotation_options(args)
-    annotate_texts(list(dict.fromkeys(texts)), layers, opts)  # prints its summary line
+    annotate_texts(list(dict.fromkeys(texts)), layers, opts, keep=False)  # prints its summary
     return 0

@@ -24,7 +24,7 @@ from mtstrata.layers.base import (
     create_annotator,
     plan,
 )
-from mtstrata.layers.executors import batches, check_jobs, parse_executor
+from mtstrata.layers.executors import Batch, batches, check_jobs, parse_executor
 from mtstrata.segment import Layer, Segment
 
 __all__ = ["ANNOTATORS", "LABELLERS", "SRL_NEEDS", "AnnotationOptions", "Annotator", "Labeller",
@@ -64,14 +64,17 @@ def plan_run(layers: Collection[Layer], options: AnnotationOptions | None = None
 
 def annotate_texts(
     texts: Sequence[str], layers: Collection[Layer], options: AnnotationOptions | None = None,
-    the_plan: Plan | None = None,
+    the_plan: Plan | None = None, *, keep: bool = True,
 ) -> tuple[dict[str, Segment], str]:
     """Annotate distinct ``texts`` with ``layers``; return ``{text: Segment}`` and the
     signature of what annotated them (the run's union of layers).
 
     Each distinct text is annotated once: first looked up in the cache (keyed by that
     signature and the text), the rest annotated in batches and written back, batch by batch,
-    in transactions. A summary line goes to stderr unless ``options.quiet``.
+    in transactions. A summary line goes to stderr unless ``options.quiet``. With
+    ``keep=False`` (only fill the cache: ``mtstrata annotate``) nothing is kept and the
+    dictionary is empty: memory does not grow with the texts, and what the workers send is
+    stored without being decoded.
     """
     if not layers:
         return {t: Segment.from_text(t) for t in texts}, ""
@@ -83,16 +86,19 @@ def annotate_texts(
     out: dict[str, Segment] = {}
     cache = Cache(options.cache) if options.use_cache else None
     try:
-        if cache is not None:
-            out.update(cache.get_many(sig, distinct))
-        hits = len(out)
-        todo = [t for t in distinct if t not in out]
+        found = cache.get_many(sig, distinct) if cache is not None else {}
+        hits = len(found)
+        todo = [t for t in distinct if t not in found]
+        if keep:
+            out = found
+        del found
 
-        def flush(batch: list[Segment]) -> None:
-            for seg in batch:
-                out[seg.text] = seg
+        def flush(batch: Batch) -> None:
+            if keep:
+                for seg in batch:
+                    out[seg.text] = seg
             if cache is not None:
-                cache.put_many(sig, batch, getattr(batch, "payloads", None))
+                cache.put_many(sig, batch, batch.payloads, batch.texts)
 
         # no texts left: never load the model (a warm run costs only the cache lookup)
         if todo:
@@ -100,7 +106,7 @@ def annotate_texts(
                               min_total=PROGRESS_MIN) as bar:
                 for batch in batches(todo_plan.annotator, todo, todo_plan.backend_layers,
                                      options.executor, BATCH_WRITE, options.jobs, bar.update,
-                                     todo_plan.labeller):
+                                     todo_plan.labeller, decode=keep):
                     flush(batch)
     finally:
         if cache is not None:

@@ -73,11 +73,15 @@ def parse_executor(spec: str) -> tuple[str, str | None]:
 
 class Batch(list[Segment]):
     """Segments, with their JSON when a worker sent them so (the driver then stores that text
-    in the cache instead of encoding the segments again)."""
+    in the cache instead of encoding the segments again), and their texts. A run that keeps
+    no segments (``mtstrata annotate`` only fills the cache) gets batches of texts and JSON
+    only: the driver never decodes what it only stores."""
 
-    def __init__(self, segments: Iterable[Segment] = (), payloads: list[str] | None = None):
+    def __init__(self, segments: Iterable[Segment] = (), payloads: list[str] | None = None,
+                 texts: list[str] | None = None):
         super().__init__(segments)
         self.payloads = payloads
+        self.texts = [s.text for s in self] if texts is None else texts
 
 
 def _label(segs: list[Segment], labeller: Any) -> list[Segment]:
@@ -184,16 +188,21 @@ def _pool_batch(job: tuple[frozenset[Layer], list[str]]) -> list[str]:
     return [seg.to_json() for seg in _label(list(annotator.annotate(texts, layers)), labeller)]
 
 
+def _received(payloads: list[str], texts: list[str], decode: SegmentDecoder | None) -> Batch:
+    """A worker's batch as the driver holds it: decoded, unless ``decode`` is None."""
+    return Batch(() if decode is None else map(decode, payloads), payloads, texts)
+
+
 def _pool_batches(annotator: Any, labeller: Any, texts: Sequence[str], layers: frozenset[Layer],
-                  workers: int) -> Iterator[list[Segment]]:
+                  workers: int, decode: SegmentDecoder | None) -> Iterator[Batch]:
     """Segments of ``texts`` annotated by ``workers`` processes, in order, a task at a time
     (the texts annotated before a worker dies are in the cache)."""
-    decode = SegmentDecoder()
-    jobs = ((layers, list(texts[i:i + POOL_BATCH])) for i in range(0, len(texts), POOL_BATCH))
-    for payloads in forked_map(_pool_batch, jobs, workers, "annotating", _pool_load,
-                               (annotator, labeller),
-                               lost=" The texts annotated so far are in the cache."):
-        yield Batch(map(decode, payloads), payloads)
+    parts = [list(texts[i:i + POOL_BATCH]) for i in range(0, len(texts), POOL_BATCH)]
+    jobs = ((layers, part) for part in parts)
+    for part, payloads in zip(parts, forked_map(
+            _pool_batch, jobs, workers, "annotating", _pool_load, (annotator, labeller),
+            lost=" The texts annotated so far are in the cache."), strict=False):
+        yield _received(payloads, part, decode)
 
 
 def _terminate(pool: Any) -> None:
@@ -207,36 +216,41 @@ def _terminate(pool: Any) -> None:
 
 def batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], executor: str,
             size: int, workers: int = 1, tick: Callable[[int], object] | None = None,
-            labeller: Any = None) -> Iterator[list[Segment]]:
+            labeller: Any = None, decode: bool = True) -> Iterator[Batch]:
     """Annotated segments of ``texts`` in batches of up to ``size``, as they are done (a
     distributed run may yield batches out of order), with the ``labeller``'s frames when one
     is given (labelled where they are annotated: in the workers when there are workers);
     ``tick(k)`` is called as ``k`` more texts are annotated (every segment in this process,
-    every batch otherwise)."""
+    every batch otherwise). With ``decode=False`` the workers' batches come as texts and JSON
+    only (see :class:`Batch`)."""
     kind, address = parse_executor(executor)
-    parts: Iterable[list[Segment]]
+    parts: Iterable[Batch]
     here = kind == "local" and not (workers > 1 and len(texts) > POOL_BATCH)
+    decoder = SegmentDecoder() if decode else None
     if not here and kind == "local":
-        parts = _pool_batches(annotator, labeller, texts, layers, workers)
+        parts = _pool_batches(annotator, labeller, texts, layers, workers, decoder)
     elif here:
-        parts = ([seg] for seg in annotator.annotate(texts, layers))
+        parts = (Batch([seg]) for seg in annotator.annotate(texts, layers))
     else:
-        parts = _dask_batches(annotator, labeller, list(texts), layers, address, size, workers)
+        parts = _dask_batches(annotator, labeller, list(texts), layers, address, size, workers,
+                              decoder)
     batch = Batch((), None if here else [])
     for part in parts:
         if tick is not None:
-            tick(len(part))
+            tick(len(part.texts))
         batch.extend(part)
+        batch.texts.extend(part.texts)
         if batch.payloads is not None:
-            batch.payloads.extend(part.payloads)  # type: ignore[attr-defined]
-        if len(batch) >= size:
+            batch.payloads.extend(part.payloads)  # type: ignore[arg-type]
+        if len(batch.texts) >= size:
             yield Batch(_label(batch, labeller)) if here else batch
             batch = Batch((), None if here else [])
-    if batch:
+    if batch.texts:
         yield Batch(_label(batch, labeller)) if here else batch
 
 
 TRIM = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
+PROFILE = "distributed.worker.profile.enabled"
 
 
 def guided(n: int, workers: int, most: int, least: int = 50) -> list[tuple[int, int]]:
@@ -253,7 +267,8 @@ def guided(n: int, workers: int, most: int, least: int = 50) -> list[tuple[int, 
 
 
 def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: frozenset[Layer],
-                  address: str | None, size: int, workers: int) -> Iterator[list[Segment]]:
+                  address: str | None, size: int, workers: int, decode: SegmentDecoder | None
+                  ) -> Iterator[Batch]:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -265,8 +280,10 @@ def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: froze
             import dask
 
             # Dask's workers start with MALLOC_TRIM_THRESHOLD_=65536 (memory handed back to the
-            # system at once): measured 20-30% slower spaCy parsing here, so not for ours
-            with dask.config.set({TRIM: None}):
+            # system at once): measured 20-30% slower spaCy parsing here, so not for ours; and
+            # without Dask's own statistical profiler, a thread that samples the parsing
+            # thread's stack every 10 ms (for Dask's dashboard, which ours does not start)
+            with dask.config.set({TRIM: None, PROFILE: False}):
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=logging.ERROR)
         client = Client(cluster if cluster is not None else address, timeout="10s")
@@ -276,16 +293,17 @@ def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: froze
         raise ConfigError(f"cannot reach the Dask scheduler {address or 'of a local cluster'} "
                           f"({e}); check the address (tcp://HOST:PORT) and that it runs.") from None
     run = uuid.uuid4().hex[:8]
-    decode = SegmentDecoder()
     try:
         # a running cluster has as many workers as it has, whatever --jobs says
         have = len(client.scheduler_info().get("workers", ())) or workers
         futures = {client.submit(_annotate_batch, annotator, labeller, layers, texts[i:j],
-                                 key=f"mtstrata-annotate-{run}-{i}", retries=3, pure=False): i
+                                 key=f"mtstrata-annotate-{run}-{i}", retries=3,
+                                 pure=False): (i, j)
                    for i, j in guided(len(texts), have, size)}
         LOG.debug("annotation: %d batches on %s", len(futures), client.scheduler_info()["address"])
         for future, payloads in as_completed(futures, with_results=True):
-            yield Batch(map(decode, payloads), payloads)
+            i, j = futures[future]
+            yield _received(payloads, texts[i:j], decode)
             future.release()
     finally:
         client.close()
