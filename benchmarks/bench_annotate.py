@@ -19,9 +19,11 @@ imports, cluster start and model loads included on both sides): ``mtstrata annot
 pair's files with one process, then with ``--executor E --jobs N``, each with an empty cache.
 In the default (in-process) comparison the one-process run finds spaCy already imported by the
 warm-up, while Dask's spawned workers import it again; whole processes pay the same imports.
+This machine's speed drifts within minutes: ``--rounds N`` alternates the two N times and
+reports the median of the rounds' ratios.
 
 Usage: python benchmarks/bench_annotate.py [--data DIR] [--limit N] [--layers ...] [--jobs N]
-[--executor local|dask|dask:ADDRESS] [--whole] [--costs]
+[--executor local|dask|dask:ADDRESS] [--whole [--rounds N]] [--costs]
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import argparse
 import gc
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -77,10 +80,11 @@ def bare_spacy(texts: list[str], components: tuple[str, ...], jobs: int) -> floa
     return secs
 
 
-def whole_process(data: Path, limit: int | None, layers: list[str], executor: str, jobs: int
-                  ) -> None:
+def whole_process(data: Path, limit: int | None, layers: list[str], executor: str, jobs: int,
+                  rounds: int = 1) -> None:
     """``mtstrata annotate`` as a user runs it: one process, then ``executor`` with ``jobs``
-    workers; wall seconds of each whole process and the throughput ratio."""
+    workers (``rounds`` times, alternating); wall seconds of each whole process, each round's
+    throughput ratio and their median."""
     files = [data / "ref.txt", *sorted((data / "sys").glob("*.txt"))]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,21 +96,31 @@ def whole_process(data: Path, limit: int | None, layers: list[str], executor: st
                                 + "\n", encoding="utf-8")
                 cut.append(dest)
             files = cut
-        secs = {}
-        for name, extra in (("one process", []),
-                            (f"{executor} --jobs {jobs}", ["--executor", executor, "--jobs",
-                                                           str(jobs)])):
-            cmd = [sys.executable, "-m", "mtstrata", "annotate", "-i", *map(str, files), "-l",
-                   *layers, "--cache", str(Path(tmp, f"{len(secs)}.sqlite")), "-q", *extra]
-            t0 = time.perf_counter()
-            r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-            secs[name] = time.perf_counter() - t0
-            if r.returncode:
-                sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr[-3000:]}")
-            print(f"mtstrata annotate, {name:>18}: {secs[name]:7.1f} s (whole process)")
-    one, many = secs.values()
-    print(f"{executor} with {jobs} workers vs one process, whole processes: {one / many:.2f}x "
-          f"throughput  (bar >= 1.7x: {'PASS' if one / many >= 1.7 else 'FAIL'})")
+        ratios = []
+        for k in range(rounds):
+            secs = {}
+            for name, extra in (("one process", []),
+                                (f"{executor} --jobs {jobs}", ["--executor", executor, "--jobs",
+                                                               str(jobs)])):
+                cache = Path(tmp, f"{len(secs)}.sqlite")
+                cmd = [sys.executable, "-m", "mtstrata", "annotate", "-i", *map(str, files),
+                       "-l", *layers, "--cache", str(cache), "-q", *extra]
+                t0 = time.perf_counter()
+                r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+                secs[name] = time.perf_counter() - t0
+                cache.unlink(missing_ok=True)
+                if r.returncode:
+                    sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr[-3000:]}")
+                print(f"mtstrata annotate, {name:>18}: {secs[name]:7.1f} s (whole process)")
+            one, many = secs.values()
+            ratios.append(one / many)
+            print(f"round {k + 1}: {executor} with {jobs} workers vs one process: "
+                  f"{ratios[-1]:.2f}x throughput", flush=True)
+    ratio = statistics.median(ratios)
+    print(f"{executor} with {jobs} workers vs one process, whole processes, median of "
+          f"{len(ratios)} round(s): {ratio:.2f}x throughput  (bar >= 1.7x: "
+          f"{'PASS' if ratio >= 1.7 else 'FAIL'}; rounds: "
+          f"{', '.join(f'{x:.2f}x' for x in ratios)})")
 
 
 def per_text_costs(segs: dict, tmp: Path) -> None:
@@ -153,11 +167,13 @@ def main() -> int:
     ap.add_argument("--whole", action="store_true",
                     help="with --jobs N: time `mtstrata annotate` as whole processes, one "
                     "process against --executor with N workers (module docstring)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="with --whole: alternating pairs of runs; prints the median ratio")
     a = ap.parse_args()
     if a.whole:
         if a.jobs < 2:
             sys.exit("--whole compares one process with --jobs N workers: give --jobs 2 or more")
-        whole_process(a.data, a.limit, a.layers, a.executor, a.jobs)
+        whole_process(a.data, a.limit, a.layers, a.executor, a.jobs, a.rounds)
         return 0
     layers = {Layer(x) for x in a.layers}
     texts, nfiles = read_texts(a.data, a.limit)
