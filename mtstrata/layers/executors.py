@@ -44,7 +44,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from mtstrata.cache import SegmentDecoder
+from mtstrata.cache import SegmentDecoder, gc_paused
 from mtstrata.errors import ConfigError, ModelError
 from mtstrata.segment import Layer, Segment
 
@@ -189,8 +189,12 @@ def _pool_batch(job: tuple[frozenset[Layer], list[str]]) -> list[str]:
 
 
 def _received(payloads: list[str], texts: list[str], decode: SegmentDecoder | None) -> Batch:
-    """A worker's batch as the driver holds it: decoded, unless ``decode`` is None."""
-    return Batch(() if decode is None else map(decode, payloads), payloads, texts)
+    """A worker's batch as the driver holds it: decoded, unless ``decode`` is None (with the
+    collector paused, as for cache reads: its passes over the growing run cost a third more)."""
+    if decode is None:
+        return Batch((), payloads, texts)
+    with gc_paused():
+        return Batch(map(decode, payloads), payloads, texts)
 
 
 def _pool_batches(annotator: Any, labeller: Any, texts: Sequence[str], layers: frozenset[Layer],
