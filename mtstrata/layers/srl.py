@@ -23,9 +23,10 @@ shared task (Carreras & Marquez 2005) and of the role inventory of PropBank (Pal
   the verb (a frequent attachment error of the small spaCy model).
 * **modifiers**: ``neg`` -> AM-NEG; a modal auxiliary (``MD``) -> AM-MOD; adverbs, noun-phrase
   adverbials, prepositional phrases and adverbial clauses are typed by small word lists
-  (temporal nouns and prepositions -> AM-TMP, places -> AM-LOC, *because* -> AM-CAU, purpose
-  *to*/*so that* -> AM-PNC, degree adverbs -> AM-EXT, connectives -> AM-DIS, directions ->
-  AM-DIR, *-ly* adverbs and *with* phrases -> AM-MNR, the rest -> AM-ADV).
+  (:mod:`mtstrata.layers.srl_lexicon`: temporal nouns and prepositions -> AM-TMP, places ->
+  AM-LOC, *because* -> AM-CAU, purpose *to*/*so that* -> AM-PNC, degree adverbs -> AM-EXT,
+  connectives -> AM-DIS, directions -> AM-DIR, *-ly* adverbs and *with* phrases -> AM-MNR, the
+  rest -> AM-ADV).
 * **shared and controlled subjects**: a conjoined verb without a subject takes its first
   conjunct's subject; an ``xcomp`` verb without a subject takes its governor's object, else its
   subject (control); a subjectless participial or to-infinitive adjunct (``advcl``) takes its
@@ -48,82 +49,13 @@ from __future__ import annotations
 from typing import Any
 
 from mtstrata.errors import MissingLayerError
+from mtstrata.layers import srl_lexicon as lex
 from mtstrata.segment import Frame, Layer, Segment, Span
 
 #: Goes into annotator signatures: bump it whenever a rule changes a label.
 #: rules-3 = rules-2 plus a guard for non-projective trees (no empty argument span); the
 #: gold-set figures are identical.
 SRL_VERSION = "rules-3"
-
-# ----------------------------------------------------------------------------- word lists
-def _ws(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-UNACCUSATIVE = _ws(
-    "rise fall increase decrease drop decline grow climb jump gain slip plunge surge tumble soar "
-    "sink shrink edge rebound recover resume reopen stall double triple halve die arrive happen "
-    "occur begin start end open close break collapse emerge exist vanish disappear fail come go "
-    "remain stay expire continue")
-LINKING = _ws("become remain seem appear stay prove turn get grow look sound")
-VALUE_VERBS = _ws(
-    "rise fall increase decrease drop decline grow climb jump gain slip plunge surge tumble soar "
-    "sink shrink edge rebound recover")
-#: transitive verbs of changing a value: their PPs follow the same frame (by A2, from A3, to A4)
-VALUE_PP_VERBS = VALUE_VERBS | _ws("cut raise lower reduce boost lift slash double triple halve")
-#: frame-specific PP arguments (PropBank frames): lemma -> {preposition: role}
-PP_ARGS: dict[str, dict[str, str]] = {
-    **{v: {"to": "A2"} for v in _ws("give send sell lend offer deliver transfer ship export hand "
-                                    "move relocate shift sentence return donate")},
-    "sell": {"to": "A2", "for": "A3"}, "buy": {"from": "A2", "for": "A3"},
-    "pay": {"to": "A2", "for": "A3"}, "invest": {"in": "A2"},
-    **{v: {"from": "A2"} for v in _ws("withdraw remove expel release")},
-    **{v: {"with": "A2", "to": "A2", "about": "A1"} for v in ("speak", "talk")},
-    "accuse": {"of": "A2"}, "charge": {"with": "A2"}, "convict": {"of": "A2"},
-}
-#: verbs whose object is the hearer / impelled agent when a clause complement follows (A2)
-OBJECT_A2_WITH_CLAUSE = _ws("tell ask inform warn urge order persuade remind advise notify assure "
-                            "instruct")
-TEMPORAL_NOUNS = _ws(
-    "today yesterday tomorrow tonight now time times day days week weeks weekend month months year "
-    "years decade decades century morning afternoon evening night hour hours minute minutes "
-    "season quarter period moment era age date future past spring summer autumn fall winter "
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may "
-    "june july august september october november december noon midnight dawn ago")
-TEMPORAL_PREPS = _ws("during since until till after before throughout")
-LOCATIVE_PREPS = _ws(
-    "in at near across inside outside around within along beside behind under over between among "
-    "on throughout beyond below above off")
-DIRECTION_PREPS = _ws("to into onto toward towards from through out up down")
-TEMPORAL_ADVS = _ws(
-    "now then today yesterday tomorrow tonight recently soon already still again later earlier "
-    "ago currently once twice lately previously eventually finally yet meanwhile immediately "
-    "always often sometimes usually rarely frequently early late before afterwards afterward "
-    "initially instantly annually daily weekly monthly when whenever")
-LOCATIVE_ADVS = _ws(
-    "here there abroad nationwide locally everywhere elsewhere overseas home worldwide "
-    "somewhere anywhere where")
-DIRECTION_ADVS = _ws(
-    "up down away back out forward ahead north south east west upward downward outward "
-    "inward")
-DEGREE_ADVS = _ws(
-    "almost nearly slightly largely partly partially fully completely entirely barely hardly "
-    "mostly much greatly somewhat significantly substantially considerably roughly about "
-    "approximately more less least most enough too so very")
-DISCOURSE_ADVS = _ws(
-    "however therefore thus also too moreover furthermore nevertheless nonetheless instead "
-    "indeed besides hence consequently accordingly otherwise but and so though "
-    "still")
-ADVERBIAL_ADVS = _ws(
-    "probably possibly perhaps maybe likely reportedly apparently allegedly certainly clearly "
-    "obviously definitely surely even only just really already")
-NEG_WORDS = _ws("not n't never no")
-CAUSE_MARKS = _ws("because since as")
-TEMPORAL_MARKS = _ws("when while after before until till once whenever as")
-CONCESSIVE_MARKS = _ws("although though if unless whether whereas despite")
-SUBJECTS = ("nsubj", "csubj")
-PASSIVE_SUBJECTS = ("nsubjpass", "csubjpass")
-RELATIVE_PRONOUNS = _ws("that which who whom whose")
 
 
 class _Tree:
@@ -213,7 +145,7 @@ def _is_temporal(tree: _Tree, i: int) -> bool:
     lo, hi = tree.extent(i)
     for k in range(lo, hi):
         w = tree.toks[k].form.lower()
-        if w in TEMPORAL_NOUNS:
+        if w in lex.TEMPORAL_NOUNS:
             return True
         if w.isdigit() and len(w) == 4 and 1000 <= int(w) <= 2199:  # a year
             return True
@@ -228,19 +160,19 @@ def _has_number(tree: _Tree, i: int) -> bool:
 
 def _adverb_role(tree: _Tree, i: int) -> str:
     w = tree.toks[i].form.lower()
-    if w in NEG_WORDS:
+    if w in lex.NEG_WORDS:
         return "AM-NEG"
-    if w in TEMPORAL_ADVS:
+    if w in lex.TEMPORAL_ADVS:
         return "AM-TMP"
-    if w in ADVERBIAL_ADVS:
+    if w in lex.ADVERBIAL_ADVS:
         return "AM-ADV"
-    if w in LOCATIVE_ADVS:
+    if w in lex.LOCATIVE_ADVS:
         return "AM-LOC"
-    if w in DIRECTION_ADVS:
+    if w in lex.DIRECTION_ADVS:
         return "AM-DIR"
-    if w in DISCOURSE_ADVS:
+    if w in lex.DISCOURSE_ADVS:
         return "AM-DIS"
-    if w in DEGREE_ADVS:
+    if w in lex.DEGREE_ADVS:
         return "AM-EXT"
     if w in ("how",):
         return "AM-MNR"
@@ -259,10 +191,10 @@ def _prep_role(tree: _Tree, pred: int, p: int, has_obj: bool) -> str:
     two = f"{word} {tree.toks[nxt].form.lower()}" if nxt is not None else word
     if two in ("because of", "due to", "thanks to") or word == "amid":
         return "AM-CAU"
-    frame_role = PP_ARGS.get(tree.low(pred), {}).get(word)
+    frame_role = lex.PP_ARGS.get(tree.low(pred), {}).get(word)
     if frame_role is not None:
         return frame_role
-    if tree.low(pred) in VALUE_PP_VERBS:
+    if tree.low(pred) in lex.VALUE_PP_VERBS:
         if word == "by":
             return "A2"
         if word == "from":
@@ -270,7 +202,7 @@ def _prep_role(tree: _Tree, pred: int, p: int, has_obj: bool) -> str:
         if word == "to":
             return "A4"
     temporal = obj is not None and _is_temporal(tree, obj)
-    if word in TEMPORAL_PREPS or (temporal and word in ("in", "on", "at", "by", "for", "within",
+    if word in lex.TEMPORAL_PREPS or (temporal and word in ("in", "on", "at", "by", "for", "within",
                                                         "over", "from", "to", "through")):
         return "AM-TMP"
     if word in ("despite", "although", "like", "unlike", "as", "regardless"):
@@ -281,9 +213,9 @@ def _prep_role(tree: _Tree, pred: int, p: int, has_obj: bool) -> str:
         return "AM-EXT" if obj is not None and _has_number(tree, obj) else "AM-MNR"
     if word in ("about", "against", "of"):
         return "A2" if has_obj else "A1"
-    if word in LOCATIVE_PREPS:
+    if word in lex.LOCATIVE_PREPS:
         return "AM-LOC"
-    if word in DIRECTION_PREPS:
+    if word in lex.DIRECTION_PREPS:
         return "AM-DIR"
     if word == "for":
         return "AM-PNC"
@@ -298,13 +230,13 @@ def _clause_role(tree: _Tree, c: int) -> str:
         return "AM-CAU"
     if word == "so" or word == "in":
         return "AM-PNC"
-    if word in TEMPORAL_MARKS:
+    if word in lex.TEMPORAL_MARKS:
         return "AM-TMP"
     if word in ("where",):
         return "AM-LOC"
-    if word in CAUSE_MARKS:
+    if word in lex.CAUSE_MARKS:
         return "AM-CAU"
-    if word in CONCESSIVE_MARKS:
+    if word in lex.CONCESSIVE_MARKS:
         return "AM-ADV"
     to = tree.first(c, "aux")
     if mark is None and to is not None and tree.toks[to].form.lower() == "to":
@@ -319,7 +251,7 @@ def _lifted_pps(tree: _Tree, v: int, obj: int) -> list[int]:
     *accuse*) to the object noun; nouns rarely take such temporal or frame-specific PPs, so they
     are moved to the verb (only a trailing run, so spans stay contiguous).
     """
-    frame = PP_ARGS.get(tree.low(v), {})
+    frame = lex.PP_ARGS.get(tree.low(v), {})
     out: list[int] = []
     for q in sorted((k for k in tree.kids[obj] if k > obj and tree.dep(k) == "prep"),
                     reverse=True):
@@ -327,7 +259,7 @@ def _lifted_pps(tree: _Tree, v: int, obj: int) -> list[int]:
             break
         word = tree.toks[q].form.lower()
         pobj = tree.first(q, "pobj")
-        temporal = word in TEMPORAL_PREPS or (pobj is not None and _is_temporal(tree, pobj))
+        temporal = word in lex.TEMPORAL_PREPS or (pobj is not None and _is_temporal(tree, pobj))
         if not (temporal or word in frame):
             break
         out.append(q)
@@ -335,7 +267,7 @@ def _lifted_pps(tree: _Tree, v: int, obj: int) -> list[int]:
 
 
 def _subject(tree: _Tree, v: int) -> int | None:
-    return tree.first(v, *SUBJECTS, *PASSIVE_SUBJECTS, "expl")
+    return tree.first(v, *lex.SUBJECTS, *lex.PASSIVE_SUBJECTS, "expl")
 
 
 def _is_passive(tree: _Tree, v: int) -> bool:
@@ -346,23 +278,24 @@ def _frame(tree: _Tree, v: int) -> Frame:
     lemma = tree.low(v)
     passive = _is_passive(tree, v)
     has_dobj = tree.first(v, "dobj") is not None
-    subj_role = "A1" if (lemma in UNACCUSATIVE and not has_dobj) or lemma in LINKING else "A0"
+    unaccusative = (lemma in lex.UNACCUSATIVE and not has_dobj) or lemma in lex.LINKING
+    subj_role = "A1" if unaccusative else "A0"
     args: list[Span] = []
     for c in tree.kids[v]:
         dep = tree.dep(c)
         role: str | None = None
-        if dep in SUBJECTS:
+        if dep in lex.SUBJECTS:
             role = subj_role
-        elif dep in PASSIVE_SUBJECTS:
+        elif dep in lex.PASSIVE_SUBJECTS:
             role = "A2" if has_dobj else "A1"
         elif dep == "agent":
             role = "A0"
         elif dep == "dobj":
-            role = "A2" if lemma in VALUE_VERBS and _has_number(tree, c) else "A1"
-            if lemma in OBJECT_A2_WITH_CLAUSE and tree.first(v, "ccomp", "xcomp") is not None:
+            role = "A2" if lemma in lex.VALUE_VERBS and _has_number(tree, c) else "A1"
+            if lemma in lex.OBJECT_A2_WITH_CLAUSE and tree.first(v, "ccomp", "xcomp") is not None:
                 role = "A2"  # "told reporters that ...", "asked the army to ..."
         elif dep in ("ccomp", "xcomp"):
-            role = "A2" if lemma in LINKING else "A1"
+            role = "A2" if lemma in lex.LINKING else "A1"
         elif dep in ("dative", "attr", "acomp", "oprd"):
             role = "A2"
         elif dep == "neg":
@@ -375,7 +308,7 @@ def _frame(tree: _Tree, v: int) -> Frame:
         elif dep == "npadvmod":
             if _is_temporal(tree, c):
                 role = "AM-TMP"
-            elif lemma in VALUE_VERBS and _has_number(tree, c):
+            elif lemma in lex.VALUE_VERBS and _has_number(tree, c):
                 role = "A2"
             else:
                 role = "AM-EXT" if _has_number(tree, c) else "AM-ADV"
@@ -404,13 +337,13 @@ def _inherited(tree: _Tree, v: int, passive: bool, subj_role: str) -> list[Span]
     adjunct = dep == "advcl" and (tree.toks[v].xpos in ("VBG", "VBN") or any(
         tree.dep(k) == "aux" and tree.toks[k].form.lower() == "to" for k in tree.kids[v]))
     if adjunct and _subject(tree, v) is None and tree.first(v, "mark") is None:
-        ctrl = tree.first(h, *SUBJECTS, *PASSIVE_SUBJECTS)  # "..., saying ...", "to cover"
+        ctrl = tree.first(h, *lex.SUBJECTS, *lex.PASSIVE_SUBJECTS)  # "..., saying ...", "to cover"
         return [] if ctrl is None else [tree.span(ctrl, "A1" if passive else subj_role)]
     if dep in ("conj", "xcomp") and _subject(tree, v) is None:
         if dep == "xcomp":
             ctrl = tree.first(h, "dobj")
             if ctrl is None:
-                ctrl = tree.first(h, *SUBJECTS, *PASSIVE_SUBJECTS)
+                ctrl = tree.first(h, *lex.SUBJECTS, *lex.PASSIVE_SUBJECTS)
         else:
             ctrl = _subject(tree, h)
             if ctrl is None and tree.dep(h) in ("relcl", "acl"):
@@ -419,15 +352,15 @@ def _inherited(tree: _Tree, v: int, passive: bool, subj_role: str) -> list[Span]
             return [tree.span(ctrl, "A1" if passive else subj_role)]
         return []
     if dep == "relcl":
-        rel = next((k for k in tree.kids[v] if tree.toks[k].form.lower() in RELATIVE_PRONOUNS
-                    and tree.dep(k) in (*SUBJECTS, *PASSIVE_SUBJECTS, "dobj")), None)
+        rel = next((k for k in tree.kids[v] if tree.toks[k].form.lower() in lex.RELATIVE_PRONOUNS
+                    and tree.dep(k) in (*lex.SUBJECTS, *lex.PASSIVE_SUBJECTS, "dobj")), None)
         if rel is None:
             role = "A1"  # "the car he bought": the gap is the object
             if _subject(tree, v) is None:
                 role = "A1" if passive else subj_role
         else:
             rdep = tree.dep(rel)
-            role = ("A1" if rdep in PASSIVE_SUBJECTS or rdep == "dobj" else subj_role)
+            role = ("A1" if rdep in lex.PASSIVE_SUBJECTS or rdep == "dobj" else subj_role)
         return [tree.span(h, role, without=v)]
     if dep == "acl" and tree.toks[v].xpos in ("VBN", "VBG"):
         role = "A1" if tree.toks[v].xpos == "VBN" else subj_role
