@@ -170,6 +170,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1,
                     help="with --whole: alternating pairs of runs; prints the median ratio")
     a = ap.parse_args()
+    if a.rounds < 1:
+        ap.error(f"--rounds must be 1 or more, not {a.rounds}")
     if a.whole:
         if a.jobs < 2:
             sys.exit("--whole compares one process with --jobs N workers: give --jobs 2 or more")

@@ -78,6 +78,8 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1, help="alternating pairs of runs")
     a = ap.parse_args()
+    if a.rounds < 1:
+        ap.error(f"--rounds must be 1 or more, not {a.rounds}")
     ref, systems = a.data / "ref.txt", sorted((a.data / "sys").glob("*.txt"))
     with tempfile.TemporaryDirectory() as tmp:
         if a.limit:  # slices of the files, written to the temporary directory

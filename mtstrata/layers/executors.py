@@ -205,7 +205,7 @@ def _pool_batches(annotator: Any, labeller: Any, texts: Sequence[str], layers: f
     jobs = ((layers, part) for part in parts)
     for part, payloads in zip(parts, forked_map(
             _pool_batch, jobs, workers, "annotating", _pool_load, (annotator, labeller),
-            lost=" The texts annotated so far are in the cache."), strict=False):
+            lost=" The texts annotated so far are in the cache."), strict=True):
         yield _received(payloads, part, decode)
 
 
