@@ -168,9 +168,16 @@ def forked_map(fn: Callable[[Any], T], items: Iterable[Any], workers: int, what:
                          f"of the {workers} workers holds its own copy of the models). Run again "
                          f"with fewer --jobs.{lost}") from None
     finally:
+        manager = getattr(pool, "_executor_manager_thread", None)
         if not done:  # interrupted or failed: stop the workers now, not after their tasks
             _terminate(pool)
         pool.shutdown(wait=done, cancel_futures=not done)
+        if not done and manager is not None:
+            # let the pool's manager thread finish its clean-up (it closes a pipe) before the
+            # interpreter's exit hook writes to that pipe: otherwise, now and then, exit
+            # prints "OSError: Bad file descriptor" after our one-paragraph error (a race in the
+            # _ThreadWakeup of Python 3.11, the one here; fixed later upstream: CPython gh-125451)
+            manager.join(timeout=10)
         if not frozen_before:  # (a caller's own gc.freeze() stays as it was)
             gc.unfreeze()
 
