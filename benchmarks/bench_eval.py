@@ -12,8 +12,8 @@ Both are whole processes (start-up and model loading included) timed by wall clo
 (user + sys of the process and its children), with ``--jobs`` workers for both (``n_process``
 for the bare parse). The ratio is mtstrata / bare. Prints every figure.
 
-This machine's speed drifts by 10-30% within minutes, so one pair of runs can say 0.85x or
-1.2x for the same code. ``--rounds N`` runs the pair N times, alternating (bare, mtstrata, bare,
+This machine's speed drifts by up to 40% within minutes, so one pair of runs can say 0.85x or
+1.27x for the same code. ``--rounds N`` runs the pair N times, alternating (bare, mtstrata, bare,
 ...), and reports each round's ratio and their median: each ratio compares runs minutes apart.
 
 Usage: python benchmarks/bench_eval.py [--data DIR] [--limit N] [--jobs N] [--rounds N]

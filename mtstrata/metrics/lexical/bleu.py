@@ -130,6 +130,9 @@ class BLEU(MetricBase):
     libraries: ClassVar[tuple[str, ...]] = ("sacrebleu",)
     score_only: ClassVar[frozenset[str]] = frozenset({"smooth", "smooth_value", "eff"})
     width_params: ClassVar[frozenset[str]] = frozenset({"max_order"})
+    #: who counts the matches: BLEU and BLEU-SBP of one run share a system's counts (tBLEU,
+    #: whose ``_row`` weighs matches, counts its own)
+    _counting: ClassVar[str] = "BLEU"
 
     def stat_names(self) -> tuple[str, ...]:
         o = range(1, self.max_order + 1)
@@ -176,10 +179,6 @@ class BLEU(MetricBase):
         by BLEU and BLEU-SBP: the entries do not depend on the reference-length rule)."""
         key = (self._counting, "refs", self.tok, self.lc, self.max_order)
         return refs.state(key, lambda: [self._ref_entry(rs) for rs in refs])
-
-    #: who counts the matches: BLEU and BLEU-SBP of one run share a system's counts (tBLEU,
-    #: whose ``_row`` weighs matches, counts its own)
-    _counting: ClassVar[str] = "BLEU"
 
     def _ref_len(self, hyp_len: int, lens: tuple[int, ...]) -> float:
         if self.ref_length == "closest":
