@@ -109,17 +109,43 @@ def test_chrf_variants_in_one_run_share_character_counts_and_equal_sacrebleu(dat
                              for j, h in enumerate(hyps)], rtol=0, atol=1e-9)
 
 
+_small = st.text(alphabet="ab c\u00e9\U0001f600", max_size=30)
+
+
 @settings(max_examples=200, deadline=None)
-@given(hyp=st.text(alphabet="ab c\u00e9", max_size=30),
-       ref=st.text(alphabet="ab c\u00e9", max_size=30), order=st.integers(1, 8), ws=st.booleans())
-def test_char_match_stats_equal_sacrebleus_counting(hyp, ref, order, ws):
-    """The character statistics counted our way equal sacreBLEU's on texts over a small
-    alphabet (repeated n-grams, empty and all-space sides, orders past the text's length)."""
+@given(pairs=st.lists(st.tuples(_small, st.lists(_small, min_size=1, max_size=3)), min_size=1,
+                      max_size=5),
+       order=st.integers(1, 8), ws=st.booleans())
+def test_char_stats_of_a_system_equal_sacrebleus_counting(pairs, order, ws):
+    """The character statistics of a whole system, counted at once, equal sacreBLEU's
+    ``_get_match_statistics`` pair by pair: texts over a small alphabet (repeated n-grams, a
+    character beyond the BMP), empty and all-space sides, orders past the text's length, and
+    1-3 references varying in number per segment (missing ones are zeros)."""
     from sacrebleu.metrics.helpers import extract_all_char_ngrams
 
-    from mtstrata.metrics.lexical.sacre import char_match_stats
+    from mtstrata.metrics.lexical import chars
 
-    refs = extract_all_char_ngrams(ref, order, ws)
-    theirs = [x for h, r in zip(extract_all_char_ngrams(hyp, order, ws), refs, strict=True)
-              for x in sacrebleu.CHRF._get_match_statistics(h, r)]
-    assert char_match_stats(hyp, refs, ws) == theirs
+    hyps, refs = [h for h, _ in pairs], [rs for _, rs in pairs]
+    ours = chars.char_stats(hyps, chars.reference_chars(refs, order, ws), ws)
+    assert ours.shape == (len(pairs), max(map(len, refs)), 3 * order)
+    for i, (hyp, rs) in enumerate(pairs):
+        for j in range(ours.shape[1]):
+            if j >= len(rs):
+                assert not ours[i, j].any()
+                continue
+            theirs = [x for h, r in zip(extract_all_char_ngrams(hyp, order, ws),
+                                        extract_all_char_ngrams(rs[j], order, ws), strict=True)
+                      for x in sacrebleu.CHRF._get_match_statistics(h, r)]
+            assert ours[i, j].tolist() == theirs
+
+
+def test_char_stats_of_a_hypothesis_ngram_no_reference_has():
+    """An n-gram absent from every reference matches nothing, and neither does one it starts:
+    "xabc" against "abc" matches "a", "b", "c", "ab", "bc", "abc"; a reference without
+    n-grams of an order zeroes the hypothesis count of that order (as sacreBLEU)."""
+    from mtstrata.metrics.lexical import chars
+
+    got = chars.char_stats(["xabc", "ab"], chars.reference_chars([["abc"], ["ba"]], 3, False),
+                           False)
+    assert got[0, 0].tolist() == [4, 3, 3, 3, 2, 2, 2, 1, 1]
+    assert got[1, 0].tolist() == [2, 2, 2, 1, 1, 0, 0, 0, 0]

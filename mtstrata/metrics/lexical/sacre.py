@@ -3,8 +3,9 @@
 sacreBLEU is the reference implementation of all three. mtstrata uses sacreBLEU's per-segment
 sufficient statistics (``_compute_segment_statistics``: chrF's character and word n-gram
 matches per order, TER's ``[edits, average reference length]``) as our additive statistics,
-with one exception: chrF's character matches are counted by :func:`char_match_stats`, the
-same numbers counted faster (tested against sacreBLEU's counting). Scores come from
+with one exception: chrF's character statistics are counted for a whole system at once by
+:mod:`~mtstrata.metrics.lexical.chars`, the same numbers counted faster (tested against
+sacreBLEU's counting). Scores come from
 sacreBLEU's ``_compute_score_from_stats`` on the summed statistics, so corpus
 scores equal ``corpus_score`` and single rows equal ``sentence_score``; bootstrap resamples,
 paired tests and the metric-set search work on the same arrays as for every other metric.
@@ -27,6 +28,7 @@ from sacrebleu.metrics.ter import TER
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
+from mtstrata.metrics.lexical import chars
 from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
 
@@ -85,40 +87,6 @@ class _Sacre(MetricBase):
             self._stats_for_sacre(np.asarray(stats))).score)
 
 
-def char_match_stats(text: str, refs: Sequence[Counter[str]], ws: bool = False) -> list[int]:
-    """sacreBLEU's chrF character statistics of ``text`` against one reference's character
-    n-gram counts (orders 1..len(refs)): ``(hyp, ref, match)`` per order, flat, the numbers
-    ``_get_match_statistics`` gives on ``extract_all_char_ngrams(text)``, about 1.6x as fast.
-
-    The same n-grams are cut from the same string; what changes is the counting. The
-    hypothesis count of order n is the number of positions, ``max(0, len - n + 1)``; a
-    hypothesis whose n-grams are all distinct (most, from order 3 up) matches exactly the
-    n-grams it shares with the reference (a set intersection in C); others sum
-    ``min(hyp count, ref count)`` over the shared n-grams only. Equal to sacreBLEU
-    (tests/test_sacre.py, random texts over a small alphabet and real segments).
-    """
-    line = text if ws else "".join(text.split())
-    size = len(line)
-    row: list[int] = []
-    for n, ref in enumerate(refs, start=1):
-        total = sum(ref.values())
-        count = size - n + 1
-        if count <= 0:
-            row += (0, total, 0)
-            continue
-        hyp = Counter([line[i:i + n] for i in range(count)])
-        shared = hyp.keys() & ref.keys()
-        if len(hyp) == count:
-            match = len(shared)
-        else:
-            match = 0
-            for g in shared:
-                a, b = hyp[g], ref[g]
-                match += a if a < b else b
-        row += (count if ref else 0, total, match)
-    return row
-
-
 @dataclass(frozen=True)
 class ChrF(_Sacre):
     """chrF: character n-gram F-score (word n-grams too for chrF++).
@@ -160,6 +128,19 @@ class ChrF(_Sacre):
             raise ConfigError(f"{self.name}: beta must be >= 0 (recall weight; 2 by default), "
                               f"not {self.beta}.")
 
+    def _ref_info(self, refs: Sequence[Segment]) -> list[list[Counter]]:
+        """The word n-grams of each reference (sacreBLEU's ``_extract_reference_info`` without
+        the character n-grams, which :mod:`~.chars` counts for the whole run)."""
+        if not refs:
+            raise ValueError(f"{self.display} needs at least one reference")
+        m = self._metric()
+        infos = []
+        for r in refs:
+            words = m._remove_punctuation(m._preprocess_segment(r.text)) if self.word_order \
+                else []
+            infos.append([extract_word_ngrams(words, n) for n in range(1, self.word_order + 1)])
+        return infos
+
     def _rows(self, hyps: Prepared, refs: Prepared, infos: list) -> list:
         """sacreBLEU's ``_compute_segment_statistics``, step for step, with the character part
         shared: chrF and chrF++ of one run count the same character n-gram matches of each
@@ -168,25 +149,28 @@ class ChrF(_Sacre):
         both metrics in one run, 1-3 references)."""
         m = self._metric()
         texts = [m._preprocess_segment(h.text) for h in hyps]
+        key = (self.char_order, self.ws, self.lc)
 
-        def char_stats() -> list[list[list[int]]]:  # [segment][reference] -> flat (h, r, m)
-            return [[char_match_stats(text, ref[:self.char_order], self.ws)
-                     for ref in info["ref_ngrams"]]
-                    for text, info in zip(texts, infos, strict=True)]
+        def char_side() -> chars.RefChars:
+            return chars.reference_chars([[m._preprocess_segment(r.text) for r in rs]
+                                          for rs in refs], self.char_order, self.ws)
 
-        chars = hyps.state(("chrf-char-matches", self.char_order, self.ws, self.lc, refs.uid),
-                           char_stats)
+        def char_matches() -> list[list[list[int]]]:  # [segment][reference] -> flat (h, r, m)
+            side = refs.state(("chrf-char-refs", *key), char_side)
+            return chars.char_stats(texts, side, self.ws).tolist()
+
+        per_system = hyps.state(("chrf-char-matches", *key, refs.uid), char_matches)
         rows = []
-        for text, info, per_ref in zip(texts, infos, chars, strict=True):
+        for text, info, per_ref in zip(texts, infos, per_system, strict=True):
             words = []
             if self.word_order > 0:
                 hwords = m._remove_punctuation(text)
                 words = [extract_word_ngrams(hwords, n) for n in range(1, self.word_order + 1)]
             best: list[int] = []
             best_f = -1.0
-            for ref, cstats in zip(info["ref_ngrams"], per_ref, strict=True):
+            for ref_words, cstats in zip(info, per_ref, strict=False):  # R >= refs
                 stats = list(cstats)
-                for h, r in zip(words, ref[self.char_order:], strict=False):
+                for h, r in zip(words, ref_words, strict=True):
                     stats.extend(m._get_match_statistics(h, r))
                 f = m._compute_f_score(stats)
                 if f > best_f:
