@@ -47,7 +47,7 @@ ROOT = "ROOT"
 @extractor("dep-pair", ("pair",), [Layer.TOKENS, Layer.DEP],
            "unlabelled (head, dependent) word pairs, one per token (head ROOT for a root)")
 def DEP_PAIR(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
-    w = vocab.ids(c.words)
+    w = c.ids("words", vocab)
     heads = np.where(c.parent >= 0, w[np.maximum(c.parent, 0)], vocab[ROOT])
     return c.seg_of, np.zeros(len(w), dtype=np.int64), vocab.pairs(heads, w)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -67,6 +68,17 @@ class Columns:
         self.seg_of = np.repeat(self.rows, lens)
         self.seg_len = np.repeat(lens, lens)
         self.tok_offset = np.repeat(self.offset, lens)  # first token of each token's segment
+        self._ids: dict[tuple[str, int], tuple[Any, np.ndarray]] = {}
+
+    def ids(self, attr: str, vocab: Any) -> np.ndarray:
+        """The ids in ``vocab`` (a :class:`~.elements.Vocab`) of the token column ``attr``,
+        looked up once per column and vocabulary (read-only: extractors share it)."""
+        got = self._ids.get((attr, id(vocab)))
+        if got is None:  # the vocabulary is kept with its ids, so its id() is not reused
+            ids = vocab.ids(getattr(self, attr))
+            ids.flags.writeable = False
+            got = self._ids[(attr, id(vocab))] = (vocab, ids)
+        return got[1]
 
     @cached_property
     def words(self) -> list[str]:

@@ -7,10 +7,11 @@ segment, every reference and every element type ``t``::
     ref_t  = Σ_i cnt_ref(i, t)
 
 This module computes these three ``(n_segments, n_types)`` tables for a whole corpus at once:
-each item is given an integer id (one vocabulary per extractor), every (segment, type, item) of
-one *side* (the hypotheses of a system, or the j-th references) becomes one 64-bit key
-``segment << 40 | type << 32 | item``, and the hits are the smaller counts of the keys present
-on both sides (a sorted search), summed per (segment, type) with ``bincount``.
+each item is given an integer id (one vocabulary per run, shared by the extractors), every
+(segment, type, item) of one *side* (the hypotheses of a system, or the j-th references)
+becomes one 64-bit key ``segment << 40 | type << 32 | item``, and the hits are the smaller
+counts of the keys present on both sides (a sorted search), summed per (segment, type) with
+``bincount``.
 
 Why: a run scores many metrics (``SP-Op(*)``, ``SP-Op(NN)``, ...) over many systems that share
 the references. A side is encoded once and reused (the references by every system), and the
@@ -64,9 +65,10 @@ class PairCounts:
 
 
 def vocabulary(ex: Extractor, refs: Prepared) -> Vocab:
-    """The item vocabulary of ``ex`` in the run of ``refs`` (shared by every side scored
-    against these references)."""
-    return refs.state(("vocab", ex.name), Vocab)
+    """The item vocabulary of ``ex`` in the run of ``refs``: one for every extractor and every
+    side scored against these references (an item's id means nothing outside the extractor's
+    sides, so sharing costs nothing, and a side's word ids are looked up once)."""
+    return refs.state(("vocab",), Vocab)
 
 
 def encode(ex: Extractor, c: Columns, n: int, vocab: Vocab) -> Side:

@@ -15,8 +15,9 @@ Each extractor has a fixed *type inventory* (PTB tags, ClearNLP dependency label
 entity types, PropBank roles, tree depths ...) so that metric statistics have a fixed length. A
 label outside the inventory goes to the last type, ``other`` (``--details`` shows how much fell
 there). Items are lower-cased, as on the slides. Item ids come from a :class:`Vocab` shared by
-every side of a run; compound items (chains, triples, ``verb##word``) are id pairs, so no
-compound string is built while scoring.
+every side of a run (one for every extractor: the same word has the same id everywhere, so a
+side's column of word ids is looked up once, :meth:`Columns.ids`); compound items (chains,
+triples, ``verb##word``) are id pairs, so no compound string is built while scoring.
 """
 
 from __future__ import annotations
@@ -44,8 +45,9 @@ Occurrences = tuple[np.ndarray, np.ndarray, np.ndarray]
 class Vocab(dict):
     """Item -> integer id, shared by the sides of a run (ids are assigned on first sight).
 
-    Keys are strings or tuples of ids (compound items); :meth:`decode` turns an id back into a
-    string, compound parts joined by :data:`SEP`.
+    Keys are strings, or for a compound item (a, b) of two ids the integer ``a << 32 | b``
+    (hashed faster than a tuple); :meth:`decode` turns an id back into a string, compound parts
+    joined by :data:`SEP`.
     """
 
     def __missing__(self, key: Hashable) -> int:
@@ -61,15 +63,16 @@ class Vocab(dict):
         if not len(a):
             return np.zeros(0, dtype=np.int64)
         uniq, inv = np.unique((a << 32) | b, return_inverse=True)
-        keys = [(c >> 32, c & 0xFFFFFFFF) for c in uniq.tolist()]
-        return self.ids(keys)[inv.ravel()]
+        return self.ids(uniq.tolist())[inv.ravel()]
 
     def decode(self, i: int) -> str:
         inv = self.__dict__.get("_inv")
         if inv is None or len(inv) < len(self):
             inv = self.__dict__["_inv"] = list(self)
         key = inv[i]
-        return SEP.join(self.decode(k) for k in key) if isinstance(key, tuple) else key
+        if isinstance(key, int):
+            return self.decode(key >> 32) + SEP + self.decode(key & 0xFFFFFFFF)
+        return key
 
 
 class TypeIndex(dict):
@@ -164,7 +167,7 @@ def items(ex: Extractor, seg: Segment) -> dict[str, Counter]:
 def per_token(ex: Extractor, c: Columns, vocab: Vocab, attr: str,
               labels: Sequence[str] | None = None) -> Occurrences:
     """One item (the column ``attr``) per token, typed by ``labels`` (or the first type)."""
-    ids = vocab.ids(getattr(c, attr))
+    ids = c.ids(attr, vocab)
     types = np.zeros_like(ids) if labels is None else ex.type_index.array(labels)
     return c.seg_of, types, ids
 

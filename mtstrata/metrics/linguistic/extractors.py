@@ -110,7 +110,7 @@ def _in_spans(ex: Extractor, c: Columns, vocab: Vocab, spans: SpanTable, outside
               ) -> Occurrences:
     """Words inside each span typed by its label, and (``outside``) the rest typed ``O``."""
     span, tok = spans.tokens()
-    words = vocab.ids(c.words)
+    words = c.ids("words", vocab)
     tix = ex.type_index
     labels = tix.array(spans.label)
     parts = [(c.seg_of[tok], labels[span], words[tok])]
@@ -151,14 +151,14 @@ def DEP_DEPTH(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
         depth[live] += 1
         cur[live] = c.parent[cur[live]]
         live = live[(cur[live] >= 0) & (depth[live] < c.seg_len[live])]
-    return c.seg_of, np.minimum(depth, MAX_DEPTH), vocab.ids(c.words)
+    return c.seg_of, np.minimum(depth, MAX_DEPTH), c.ids("words", vocab)
 
 
 @extractor("dep-rel", DEP_LABELS, [_TOK, _DEP],
            "words of the subtree of each node, by the node's relation")
 def DEP_REL(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
     parent, seg_len = c.parent, c.seg_len
-    words = vocab.ids(c.words)
+    words = c.ids("words", vocab)
     rel = ex.type_index.array(c.rels)
     tok = np.arange(len(parent), dtype=np.int64)  # the word
     cur = tok.copy()  # the ancestor whose relation types it
@@ -175,7 +175,7 @@ def DEP_REL(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
 
 def head_word_pairs(c: Columns, vocab: Vocab) -> tuple[np.ndarray, np.ndarray]:
     """The non-root tokens and the ids of their (head word, word) pairs."""
-    w = vocab.ids(c.words)
+    w = c.ids("words", vocab)
     dep = np.nonzero(c.parent >= 0)[0]
     return dep, vocab.pairs(w[c.parent[dep]], w[dep])
 
@@ -184,7 +184,7 @@ def head_word_pairs(c: Columns, vocab: Vocab) -> tuple[np.ndarray, np.ndarray]:
            "labelled dependency triples (relation, head, dependent); roots left out")
 def DEP_TRIPLE(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
     dep, pairs = head_word_pairs(c, vocab)
-    rels = vocab.ids(c.rels)
+    rels = c.ids("rels", vocab)
     return c.seg_of[dep], np.zeros(len(dep), dtype=np.int64), vocab.pairs(rels[dep], pairs)
 
 
@@ -196,7 +196,7 @@ def _roles(ex: Extractor, c: Columns) -> np.ndarray:
 @extractor("sr-word", SR_ROLES, [_TOK, Layer.SRL], "argument words by role")
 def SR_WORD(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
     arg, tok = c.args.tokens()
-    return c.args.row[arg], _roles(ex, c)[arg], vocab.ids(c.words)[tok]
+    return c.args.row[arg], _roles(ex, c)[arg], c.ids("words", vocab)[tok]
 
 
 @extractor("sr-arg", SR_ROLES, [_TOK, Layer.SRL], "whole arguments by role")
@@ -209,7 +209,7 @@ def SR_ARG(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
 def SR_WORD_V(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
     a = c.args
     arg, tok = a.tokens()
-    items = vocab.pairs(vocab.ids(a.verb)[arg], vocab.ids(c.words)[tok])
+    items = vocab.pairs(vocab.ids(a.verb)[arg], c.ids("words", vocab)[tok])
     return a.row[arg], _roles(ex, c)[arg], items
 
 

@@ -33,15 +33,15 @@ MAX_CHAIN = 4
 LENGTHS = tuple(str(k) for k in range(1, MAX_CHAIN + 1))
 
 
-def chains(ex: Extractor, c: Columns, vocab: Vocab, labels: list[str]) -> Occurrences:
+def chains(ex: Extractor, c: Columns, vocab: Vocab, labels: str) -> Occurrences:
     """Every downward path of 1..MAX_CHAIN nodes, typed by its length.
 
     The chain of length k ending at token j is the chain of length k-1 ending at j's head
-    followed by ``labels[j]``: its id is that of the pair (prefix chain id, label id), so
-    chains are built level by level without strings.
+    followed by j's label in the token column ``labels`` (words, upos, rels): its id is that of
+    the pair (prefix chain id, label id), so chains are built level by level without strings.
     """
     parent = c.parent
-    first = vocab.ids(labels)
+    first = c.ids(labels, vocab)
     parts = [(c.seg_of, np.zeros_like(first), first)]
     ids = first  # the chain of the current length ending at each token (-1: none)
     for k in range(1, MAX_CHAIN):  # chain lengths 2..MAX_CHAIN
@@ -57,18 +57,18 @@ def chains(ex: Extractor, c: Columns, vocab: Vocab, labels: list[str]) -> Occurr
 
 @extractor("hwcm-w", LENGTHS, [Layer.TOKENS, Layer.DEP], "head-word chains of word forms")
 def HWCM_W(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
-    return chains(ex, c, vocab, c.words)
+    return chains(ex, c, vocab, "words")
 
 
 @extractor("hwcm-c", LENGTHS, [Layer.TOKENS, Layer.POS, Layer.DEP],
            "head-word chains of categories (UPOS)")
 def HWCM_C(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
-    return chains(ex, c, vocab, c.upos)
+    return chains(ex, c, vocab, "upos")
 
 
 @extractor("hwcm-r", LENGTHS, [Layer.TOKENS, Layer.DEP], "head-word chains of relations")
 def HWCM_R(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
-    return chains(ex, c, vocab, c.rels)
+    return chains(ex, c, vocab, "rels")
 
 
 _ELEMENTS = {"w": HWCM_W, "c": HWCM_C, "r": HWCM_R}

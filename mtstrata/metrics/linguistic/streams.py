@@ -158,7 +158,7 @@ def _information(ex: Extractor, refs: Prepared) -> np.ndarray:
             freq += np.bincount(item_ids(s.keys), weights=s.counts, minlength=size)
         words = float(sum(s.totals[:, 0].sum() for s in sides))
         # an n-gram is the pair (prefix id, last token id); a unigram is a string
-        prefix = np.fromiter((k[0] if isinstance(k, tuple) else -1
+        prefix = np.fromiter((k >> 32 if isinstance(k, int) else -1
                               for k in islice(vocab, size)), dtype=np.int64, count=size)
         num = np.where(prefix >= 0, freq[np.maximum(prefix, 0)], words)
         with np.errstate(divide="ignore", invalid="ignore"):
