@@ -17,13 +17,14 @@ hypothesis n-grams, and ``ref_len_n`` the length of the reference chosen for ord
 the reference with the best (precision, numerator, denominator, length) per order; with one
 reference all are equal). Tokens are sacreBLEU's ``13a`` by default (``tok``, ``lc``).
 
-Reusable helper: :func:`nist_rows` works on token lists (used by ``SP-lNIST``/``SP-pNIST``).
+The counting is :func:`mtstrata.metrics.linguistic.ngrams.nist_rows`, shared with ``SP-lNIST``
+and ``SP-pNIST``: the n-grams of a whole system at once (numpy), the references' tables and
+information weights once per run.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -34,82 +35,29 @@ from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.lexical.bleu import _preprocessor, tokenize
-from mtstrata.metrics.prepared import prepared
+from mtstrata.metrics.linguistic.columns import Columns
+from mtstrata.metrics.linguistic.elements import Extractor, Occurrences, Vocab
+from mtstrata.metrics.linguistic.ngrams import nist_rows, stream_ngrams
 from mtstrata.segment import Segment
 
-Tokens = Sequence[str]
+
+def _token_stream(tok: str, lc: bool, order: int) -> Extractor:
+    """The extractor of the 1..``order``-grams of sacreBLEU's ``tok`` tokens (one per setting,
+    kept for the process: its name keys the run's per-extractor state)."""
+    key = (tok, lc, order)
+    ex = _STREAMS.get(key)
+    if ex is None:
+        def encode(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
+            return stream_ngrams(c, vocab, [tokenize(s.text, tok, lc).split() for s in c.segs],
+                                 order)
+
+        ex = _STREAMS[key] = Extractor(f"nist-tokens:{tok}:{lc}:{order}", encode,
+                                       tuple(str(n) for n in range(1, order + 1)), frozenset(),
+                                       "n-grams of sacreBLEU's tokens")
+    return ex
 
 
-def _ngrams(tokens: Tokens, n: int) -> Counter:
-    return Counter(zip(*[tokens[i:] for i in range(n)]))
-
-
-def information_weights(references: Sequence[Sequence[Tokens]], max_order: int = 5
-                        ) -> dict[tuple[str, ...], float]:
-    """Information of every reference n-gram (Doddington 2002, eq. 2; nltk's convention)."""
-    return _reference_tables(references, max_order)[0]
-
-
-def _reference_tables(references: Sequence[Sequence[Tokens]], max_order: int
-                      ) -> tuple[dict[tuple[str, ...], float], list[list[list[Counter]]]]:
-    """Information weights and, per segment, per reference, the n-gram Counter of each order.
-
-    Both come from one pass over the references (each n-gram multiset is built once).
-    """
-    freq: Counter = Counter()
-    words = 0
-    per_ref: list[list[list[Counter]]] = []
-    for refs in references:
-        seg = []
-        for r in refs:
-            orders = [_ngrams(r, n) for n in range(1, max_order + 1)]
-            for c in orders:
-                freq.update(c)
-            words += len(r)
-            seg.append(orders)
-        per_ref.append(seg)
-    info = {}
-    for g, c in freq.items():
-        prefix = g[:-1]
-        num = freq[prefix] if prefix and prefix in freq else words
-        info[g] = math.log(num / c, 2)
-    return info, per_ref
-
-
-def nist_rows(hyps: Sequence[Tokens], references: Sequence[Sequence[Tokens]],
-              max_order: int = 5, tables: tuple | None = None) -> np.ndarray:
-    """NIST statistics of tokenised segments, weights from all of ``references``.
-
-    ``tables`` is what :func:`_reference_tables` returns for these references, when the caller
-    already has it (scoring several systems against the same references).
-    """
-    info, per_ref = tables if tables is not None else _reference_tables(references, max_order)
-    out = np.zeros((len(hyps), 3 * max_order + 1))
-    for i, (h, refs, ref_grams) in enumerate(zip(hyps, references, per_ref, strict=True)):
-        if not refs:
-            raise ValueError("NIST needs at least one reference")
-        out[i, 2 * max_order] = len(h)
-        for n in range(1, max_order + 1):
-            h_ng = _ngrams(h, n)
-            den = max(0, len(h) - n + 1)
-            best = None
-            for r, grams in zip(refs, ref_grams, strict=True):
-                r_ng = grams[n - 1]
-                num = 0.0
-                # in the hypothesis' order (not a set's, which depends on PYTHONHASHSEED):
-                # the float sum is the same in every run
-                for g, c in h_ng.items():
-                    m = r_ng.get(g)
-                    if m:
-                        num += info[g] * (c if c < m else m)
-                cand = (0 if den == 0 else num / den, num, den, len(r))
-                if best is None or cand > best:
-                    best = cand
-            assert best is not None
-            out[i, n - 1] = best[1]
-            out[i, max_order + n - 1] = den
-            out[i, 2 * max_order + n] = best[3]
-    return out
+_STREAMS: dict[tuple[str, bool, int], Extractor] = {}
 
 
 def nist_stat_names(max_order: int) -> tuple[str, ...]:
@@ -174,24 +122,12 @@ class NIST(MetricBase):
     def display_name(self) -> str:
         return "NIST"
 
-    def _tok(self, s: Segment) -> list[str]:
-        return tokenize(s.text, self.tok, self.lc).split()
-
     def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
                     ) -> np.ndarray:
-        if len(hyps) != len(refs):
-            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
-        refs = prepared(refs)
-
-        def build() -> tuple:
-            # the information weights and reference n-grams depend only on the reference
-            # corpus: computed once per run and reused for every system
-            ref_toks = [[self._tok(r) for r in rs] for rs in refs]
-            return ref_toks, _reference_tables(ref_toks, self.max_order)
-
-        ref_toks, tables = refs.state(("NIST", "refs", self.tok, self.lc, self.max_order),
-                                      build)
-        return nist_rows([self._tok(h) for h in hyps], ref_toks, self.max_order, tables)
+        # the n-grams of every segment, the information weights and the reference sides are
+        # counted for the whole run by the linguistic metrics' engine (references once per run)
+        return nist_rows(_token_stream(self.tok, self.lc, self.max_order), hyps, refs,
+                         self.max_order)
 
     def score(self, stats: np.ndarray) -> float:
         return nist_score(stats, self.max_order)

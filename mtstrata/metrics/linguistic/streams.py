@@ -18,14 +18,13 @@ its ``nist_score``. As for NIST, the statistics depend on the reference corpus o
 
 The n-grams (orders 1..5) of each stream are the items of one extractor per stream, counted for
 the whole corpus by :mod:`~mtstrata.metrics.linguistic.counts` (shared by the BLEU and NIST
-variants).
+variants; :mod:`~mtstrata.metrics.linguistic.ngrams`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, islice
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -35,15 +34,9 @@ from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.lexical.nist import nist_score, nist_stat_names
 from mtstrata.metrics.linguistic.columns import Columns
-from mtstrata.metrics.linguistic.counts import (
-    hyp_side,
-    item_ids,
-    pair_counts,
-    reference_sides,
-    side_hits,
-    vocabulary,
-)
+from mtstrata.metrics.linguistic.counts import pair_counts, reference_sides
 from mtstrata.metrics.linguistic.elements import Extractor, Occurrences, Vocab, extractor
+from mtstrata.metrics.linguistic.ngrams import nist_rows, stream_ngrams
 from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Layer, Segment
 
@@ -52,45 +45,17 @@ NIST_ORDER = 5
 ORDERS = tuple(str(k) for k in range(1, NIST_ORDER + 1))
 
 
-def stream_ngrams(c: Columns, vocab: Vocab, toks: list[list[str]]) -> Occurrences:
-    """The 1..5-grams of each segment's token stream ``toks[k]``, typed by their order.
-
-    Unigrams get ids by their string; an n-gram of order k is the pair (id of its (k-1)-gram
-    prefix, id of its last token), so no n-gram string is ever built and only the distinct
-    pairs of a side go through the vocabulary's dictionary.
-    """
-    lens = np.array([len(t) for t in toks], dtype=np.int64)
-    uni = np.fromiter(map(vocab.__getitem__, chain.from_iterable(toks)), dtype=np.int64,
-                      count=int(lens.sum()))
-    seg_of = np.repeat(c.rows, lens)
-    end = np.repeat(np.cumsum(lens), lens)  # one past the last token of each token's segment
-    start = np.arange(len(uni), dtype=np.int64)
-    rows, types, items = [seg_of], [np.zeros_like(uni)], [uni]
-    ids = uni  # the id of the k-gram starting at each token (-1: none)
-    for k in range(1, NIST_ORDER):
-        pos = np.nonzero((ids >= 0) & (start + k < end))[0]  # the k-th next token exists
-        if not len(pos):
-            break
-        longer = np.full(len(uni), -1, dtype=np.int64)
-        longer[pos] = vocab.pairs(ids[pos], uni[pos + k])
-        ids = longer
-        rows.append(seg_of[pos])
-        types.append(np.full(len(pos), k, dtype=np.int64))
-        items.append(ids[pos])
-    return np.concatenate(rows), np.concatenate(types), np.concatenate(items)
-
-
 @extractor("stream-lemma", ORDERS, [Layer.TOKENS, Layer.LEMMA], "n-grams of the lemma stream")
 def LEMMA_STREAM(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
     # joined and split like sacreBLEU's whitespace tokens (a lemma may hold a space)
     return stream_ngrams(c, vocab, [" ".join((t.lemma or "_").lower() for t in s.tokens).split()
-                                    for s in c.segs])
+                                    for s in c.segs], NIST_ORDER)
 
 
 @extractor("stream-pos", ORDERS, [Layer.TOKENS, Layer.POS], "n-grams of the fine POS stream")
 def POS_STREAM(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
     return stream_ngrams(c, vocab, [" ".join(t.xpos or "_" for t in s.tokens).split()
-                                    for s in c.segs])
+                                    for s in c.segs], NIST_ORDER)
 
 
 def _ref_lengths(ex: Extractor, refs: Prepared) -> tuple[np.ndarray, np.ndarray]:
@@ -145,28 +110,6 @@ class StreamBLEU(MetricBase):
                                  smooth_method=self.smooth).score
 
 
-def _information(ex: Extractor, refs: Prepared) -> np.ndarray:
-    """Information of every n-gram over all references of the run (Doddington eq. 2, as
-    nist.information_weights): log2(count(prefix) / count(n-gram)); the unigram prefix count
-    is the number of reference words. Indexed by item id; computed once per run."""
-    def build() -> np.ndarray:
-        sides, _valid = reference_sides(ex, refs)
-        vocab = vocabulary(ex, refs)
-        size = len(vocab)  # every reference item has an id below this
-        freq = np.zeros(size)
-        for s in sides:
-            freq += np.bincount(item_ids(s.keys), weights=s.counts, minlength=size)
-        words = float(sum(s.totals[:, 0].sum() for s in sides))
-        # an n-gram is the pair (prefix id, last token id); a unigram is a string
-        prefix = np.fromiter((k >> 32 if isinstance(k, int) else -1
-                              for k in islice(vocab, size)), dtype=np.int64, count=size)
-        num = np.where(prefix >= 0, freq[np.maximum(prefix, 0)], words)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(freq > 0, np.log2(num / np.where(freq > 0, freq, 1)), 0.0)
-
-    return refs.state(("nist-information", ex.name), build)
-
-
 @dataclass(frozen=True)
 class StreamNIST(MetricBase):
     """NIST (n = 5) over a stream of token attributes (lemmas or POS tags)."""
@@ -179,31 +122,7 @@ class StreamNIST(MetricBase):
 
     def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
                     ) -> np.ndarray:
-        if len(hyps) != len(refs):
-            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
-        if any(not rs for rs in refs):
-            raise ValueError("NIST needs at least one reference")
-        ex = self.stream
-        hyps, refs = prepared(hyps), prepared(refs)
-        n, n_types, big = len(hyps), len(ex.types), NIST_ORDER
-        hs = hyp_side(ex, hyps, refs)
-        sides, valid = reference_sides(ex, refs)
-        info = _information(ex, refs)
-        nums = np.stack([side_hits(hs, s, n, n_types, info) for s in sides], axis=1)[..., :big]
-        r_len = np.stack([s.totals[:, 0] for s in sides], axis=1).astype(float)
-        # per order, the reference with the best (precision, numerator, denominator, length):
-        # the denominator is the same for every reference, so: the largest numerator, then
-        # the longest reference; an absent reference never wins (lexsort: last key first)
-        order = np.lexsort((np.broadcast_to(r_len[:, :, None], nums.shape), nums,
-                            np.broadcast_to(valid[:, :, None], nums.shape)), axis=1)
-        b = order[:, -1, :]  # (n, orders)
-        rows = np.arange(n)[:, None]
-        out = np.zeros((n, 3 * big + 1))
-        out[:, :big] = nums[rows, b, np.arange(big)[None, :]]
-        out[:, big:2 * big] = hs.totals[:, :big]
-        out[:, 2 * big] = hs.totals[:, 0]
-        out[:, 2 * big + 1:] = r_len[rows, b]
-        return out
+        return nist_rows(self.stream, hyps, refs, NIST_ORDER)
 
     def score(self, stats: np.ndarray) -> float:
         return nist_score(stats, NIST_ORDER)
