@@ -17,6 +17,14 @@ segment in sacreBLEU), so it is compared on the first ``--ter-segments`` segment
 300) of every system only; the printed line says so. The other metrics of issue 2 are timed
 on our side only.
 
+The in-process ratios call sacreBLEU's API once per system, so sacreBLEU tokenises the
+reference again for each system. Its command line, as its users run it on many systems
+(``sacrebleu REF -i SYS... -m bleu chrf``), reads and counts the reference once. It is
+compared last, as whole processes (start-up included, modules byte-compiled as installed)
+on the whole set: ``sacrebleu`` against
+``mtstrata score`` with the same systems and metrics, alternating, ``--cli-rounds`` pairs,
+scores checked equal to sacreBLEU's 4 printed decimals.
+
 Run: ``.venv/bin/python benchmarks/bench_bleu.py [--repeat 3] [--ter-segments 300]``
 (``--segments N`` for a quick slice while developing; the bar is the whole set).
 """
@@ -24,8 +32,10 @@ Run: ``.venv/bin/python benchmarks/bench_bleu.py [--repeat 3] [--ter-segments 30
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -132,12 +142,51 @@ def child_peak(side: str) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def cli(metric_names: list[str], rounds: int) -> bool:
+    """Both command lines as whole processes on the whole set, alternating; the median ratio
+    of wall times, and whether every score agrees to sacreBLEU's 4 printed decimals."""
+    ref, syss = DATA / "ref.txt", sorted((DATA / "sys").glob("*.txt"))
+    bindir = Path(sys.executable).parent
+    theirs_cmd = [str(bindir / "sacrebleu"), str(ref), "-i", *map(str, syss), "-m",
+                  *metric_names, "-f", "json", "-w", "4", "-q"]
+    ours_cmd = [sys.executable, "-m", "mtstrata", "score", "-r", str(ref), "-i",
+                *map(str, syss), "-m", *metric_names, "-f", "json", "-q"]
+    # as installed for users: byte-compiled modules (pip compiles sacreBLEU's; a checkout
+    # writes ours on the first run), so an untimed first run of each, and bytecode allowed
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    for cmd in (theirs_cmd, ours_cmd):
+        subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
+    ratios, ok = [], True
+    for _ in range(rounds):
+        walls, outs = [], []
+        for cmd in (theirs_cmd, ours_cmd):
+            t = time.perf_counter()
+            r = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
+            walls.append(time.perf_counter() - t)
+            outs.append(json.loads(r.stdout))
+        ratios.append(walls[1] / walls[0])
+        mine = {(Path(x["system"]).name, x["metric"]): x["score"] for x in outs[1]["scores"]}
+        for row in outs[0]:
+            name = Path(row["system"]).stem
+            for col, value in row.items():
+                if col != "system":
+                    key = (name, "chrF" if col.startswith("chrF") else col)
+                    ok &= key in mine and f"{mine[key]:.4f}" == value
+        print(f"  sacrebleu {walls[0]:5.2f} s   mtstrata score {walls[1]:5.2f} s   "
+              f"ratio {ratios[-1]:.2f}")
+    print(f"CLI -m {' '.join(metric_names)}: median ratio {statistics.median(ratios):.2f} over "
+          f"{rounds} round(s); scores equal to 4 decimals: {ok}")
+    return ok
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="best of N runs (BLEU, chrF)")
     ap.add_argument("--ter-segments", type=int, default=300)
     ap.add_argument("--segments", type=int, default=None,
                     help="only the first N segments (quick runs while developing)")
+    ap.add_argument("--cli-rounds", type=int, default=3,
+                    help="alternating pairs of whole-process CLI runs (0: skip)")
     ap.add_argument("--memory-child", choices=["ours", "sacrebleu"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.memory_child:
@@ -165,6 +214,11 @@ def main() -> None:
     peak_ours, peak_sacre = child_peak("ours"), child_peak("sacrebleu")
     print(f"peak memory, BLEU over the whole set (child process peak RSS, interpreter and "
           f"libraries included): mtstrata {peak_ours:.0f} MB, sacreBLEU {peak_sacre:.0f} MB")
+    if args.cli_rounds > 0:
+        print("command lines, whole processes, all systems x all segments (sacreBLEU reads "
+              "and counts the reference once):")
+        for names in (["bleu"], ["chrf"], ["bleu", "chrf"]):
+            ok &= cli(names, args.cli_rounds)
     if not ok:
         sys.exit(1)
 
