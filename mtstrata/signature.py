@@ -6,6 +6,16 @@ parameters (``nrefs``, the annotator and model versions ``ann``, the versions of
 compute the numbers, e.g. ``sacrebleu:2.6.0``); they are skipped on parsing. ``version`` is the
 version of the tool that made the signature (mtstrata's here, sacreBLEU's in sacreBLEU's own).
 
+**Definition versions.** Every mtstrata metric signature carries ``def:N`` right after the
+metric's parameters: the version of the metric's definition (``MetricBase.definition``), bumped
+whenever its numbers change for the same parameters (CHANGELOG.md says which and why; the
+golden snapshot, ``tests/test_golden_snapshot.py``, fails when a number moves without it).
+``def`` is a *checked* fact: :func:`parse` returns it with the run facts (it is not a parameter
+a metric is built from), :func:`mtstrata.metrics.from_signature` refuses a signature whose
+``def`` is not the one this installation computes, and since it is part of the string, every
+place that compares signatures (metric sets, the score-table cache) sees another definition as
+another metric. A signature without ``def`` (made before mtstrata 0.2.0) is read as ``def:1``.
+
 **Keys shared with sacreBLEU** mean what they mean there (:data:`SACRE_KEYS`):
 
 ============  ===========================  ============================================
@@ -44,7 +54,11 @@ from mtstrata._version import __version__
 #: libraries whose code computes some metrics' numbers: their versions go into those signatures
 LIBRARIES = ("sacrebleu", "nltk", "sentence-transformers", "transformers", "torch")
 #: keys describing the run rather than the metric: ignored when a signature is parsed back
-RUN_KEYS = frozenset({"version", "v", "nrefs", "ann", "unlocked", *LIBRARIES})
+RUN_KEYS = frozenset({"version", "v", "nrefs", "ann", "unlocked", "def", *LIBRARIES})
+#: the definition-version key (checked, see the module docstring)
+DEF_KEY = "def"
+#: the definition a signature without ``def`` has (signatures made before mtstrata 0.2.0)
+LEGACY_DEFINITION = 1
 _NO_YES = {"no": "yes", "yes": "no"}
 #: metric name (the class's ``name``; "*" for every metric) -> parameter -> (key, value map)
 SACRE_KEYS: dict[str, dict[str, tuple[str, dict[str, str]]]] = {
@@ -113,9 +127,13 @@ def from_keys(cls: type, items: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def build(name: str, items: Iterable[tuple[str, str]], **run: str) -> str:
+def build(name: str, items: Iterable[tuple[str, str]], definition: int | None = None,
+          **run: str) -> str:
+    """``NAME|params...|def:N|run facts...|version:V`` (``def`` left out if None)."""
     parts = [name]
     parts += [f"{k}:{v}" for k, v in items]
+    if definition is not None:
+        parts.append(f"{DEF_KEY}:{definition}")
     parts += [f"{k}:{v}" for k, v in run.items()]
     parts.append(f"version:{__version__}")
     return "|".join(parts)
@@ -134,6 +152,11 @@ def parse(sig: str) -> tuple[str, dict[str, str], dict[str, str]]:
         key, _, val = part.partition(":")
         (run if key in RUN_KEYS else params)[key] = val
     return name, params, run
+
+
+def definition_of(run: dict[str, str]) -> str:
+    """The ``def`` of a parsed signature's run facts (``"1"`` when it has none)."""
+    return run.get(DEF_KEY, str(LEGACY_DEFINITION))
 
 
 def add_run_facts(sig: str, **facts: str) -> str:

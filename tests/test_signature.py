@@ -111,3 +111,59 @@ def test_legacy_signature_keys_are_read():
 def test_ter_with_another_tokenizer_is_refused():
     with pytest.raises(ConfigError, match="tercom"):
         metrics.from_signature("TER|nrefs:1|case:lc|tok:13a|norm:no|punct:yes|asian:no")
+
+
+# --- definition versions (def:N) ------------------------------------------------------------
+
+from tests.test_contract import SPECS  # noqa: E402
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_every_signature_names_its_definition(spec):
+    m = metrics.create(spec)
+    sig = m.signature()
+    parts = sig.split("|")
+    defs = [p for p in parts if p.startswith("def:")]
+    assert defs == [f"def:{type(m).definition}"], sig
+    # right after the metric's parameters: nothing after it is a parameter
+    _, params, run = signature.parse(sig)
+    after = parts[parts.index(defs[0]) + 1:]
+    assert all(p.split(":")[0] in signature.RUN_KEYS for p in after), sig
+    assert "def" not in params and run["def"] == str(type(m).definition)
+
+
+def test_changed_definitions_start_at_2():
+    # Bllip's bags and SP-Oc's O type changed in round 2 without a signature change
+    assert "|def:2|" in metrics.create("Bllip").signature()
+    for spec in ("SP-Oc(*)", "SP-Oc(NP)", "SP-Oc(O)"):  # a family made by type()
+        assert "|def:2|" in metrics.create(spec).signature()
+    for spec in ("SP-Op(*)", "DP-HWCM_c-4", "NE-Oe(*)", "SR-Or(*)", "bleu"):
+        assert "|def:1|" in metrics.create(spec).signature()
+
+
+def test_another_definition_is_refused():
+    m = metrics.create("Bllip")
+    sig = m.signature()
+    assert metrics.from_signature(sig) == m
+    with pytest.raises(ConfigError, match="definition 1 .*computes definition 2"):
+        metrics.from_signature(sig.replace("|def:2|", "|def:1|"))
+    # a signature made before def existed is definition 1
+    with pytest.raises(ConfigError, match="definition 1"):
+        metrics.from_signature(sig.replace("|def:2|", "|"))
+    legacy = metrics.create("bleu").signature().replace("|def:1|", "|")
+    assert metrics.from_signature(legacy) == metrics.create("bleu")
+    with pytest.raises(ConfigError, match="definition 7"):
+        metrics.from_signature(metrics.create("SP-Op(*)").signature().replace("def:1", "def:7"))
+
+
+def test_another_definition_never_compares_equal():
+    a = metrics.create("SP-Oc(*)").signature()
+    b = a.replace("|def:2|", "|def:1|")
+    assert a != b and signature.parse(a)[:2] == signature.parse(b)[:2]
+    assert signature.parse(a)[2]["def"] != signature.parse(b)[2]["def"]
+
+
+def test_build_places_def_before_run_facts():
+    s = signature.build("X", [("a", "1")], 3, torch="2")
+    assert s == f"X|a:1|def:3|torch:2|version:{__version__}"
+    assert signature.build("X", [("a", "1")]) == f"X|a:1|version:{__version__}"

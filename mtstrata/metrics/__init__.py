@@ -70,7 +70,8 @@ def from_signature(sig: str, *, strict: bool = False) -> Metric:
     metrics without a ``sacrebleu:`` key is sacreBLEU's own). A signature made by another
     version of mtstrata (of sacreBLEU, for one of sacreBLEU's) may give other numbers: it is a
     :class:`SignatureVersionWarning`, or a :class:`~mtstrata.errors.ConfigError` with
-    ``strict=True``.
+    ``strict=True``. A signature of another definition of the metric (``def:N``, see
+    :mod:`mtstrata.signature`) is always refused: this installation computes other numbers.
     """
     name, params, run = _sig.parse(sig)
     name, params = _sacre_name(name, params)
@@ -91,6 +92,8 @@ def from_signature(sig: str, *, strict: bool = False) -> Metric:
             raise ConfigError(msg + "; install that version, or rebuild without strict.")
         warnings.warn(msg, SignatureVersionWarning, stacklevel=2)
     cls = type(REGISTRY.create(name))
+    if not is_sacre:  # sacreBLEU's own signatures describe sacreBLEU's metric: no def
+        check_definition(cls, run, sig)
     try:
         params = _sig.from_keys(cls, params)
     except ValueError as e:
@@ -99,5 +102,16 @@ def from_signature(sig: str, *, strict: bool = False) -> Metric:
     return REGISTRY.create(spec)
 
 
-__all__ = ["REGISTRY", "Metric", "MetricBase", "Score", "SignatureVersionWarning", "create",
-           "from_signature"]
+def check_definition(cls: type, run: dict[str, str], sig: str) -> None:
+    """Refuse a signature whose ``def`` is not the definition ``cls`` computes."""
+    have = str(getattr(cls, "definition", _sig.LEGACY_DEFINITION))
+    made = _sig.definition_of(run)
+    if made != have:
+        raise ConfigError(
+            f"signature {sig!r} names definition {made} of its metric; this installation "
+            f"computes definition {have}, which gives other numbers (see CHANGELOG.md). "
+            "Install the mtstrata version that made the signature to reproduce them.")
+
+
+__all__ = ["REGISTRY", "Metric", "MetricBase", "Score", "SignatureVersionWarning",
+           "check_definition", "create", "from_signature"]

@@ -60,6 +60,10 @@ class MetricBase:
     """
 
     name: ClassVar[str] = ""
+    #: the version of the metric's definition (``def:N`` in the signature): bump it whenever
+    #: the numbers change for the same parameters, regenerate its golden entry
+    #: (``scripts/update_golden.py NAME``) and add a CHANGELOG.md line
+    definition: ClassVar[int] = 1
     higher_is_better: ClassVar[bool] = True
     requires: ClassVar[frozenset[Layer]] = frozenset()
     #: the value of a perfect score (for error rates: of a rate of one); 100 for the metrics
@@ -154,11 +158,13 @@ class MetricBase:
         ]
 
     def signature(self) -> str:
-        """``NAME|key:value|...|version:V``: every parameter, under sacreBLEU's key where it
-        means the same (:data:`mtstrata.signature.SACRE_KEYS`), the versions of the libraries
-        that compute the numbers, and mtstrata's version."""
+        """``NAME|key:value|...|def:N|...|version:V``: every parameter, under sacreBLEU's key
+        where it means the same (:data:`mtstrata.signature.SACRE_KEYS`), the definition
+        version, the versions of the libraries that compute the numbers, and mtstrata's
+        version."""
         libs = {lib: _sig.library_version(lib) for lib in self.libraries}
-        return _sig.build(self.display_name(), _sig.to_keys(type(self), self.params()), **libs)
+        return _sig.build(self.display_name(), _sig.to_keys(type(self), self.params()),
+                          self.definition, **libs)
 
 
 def projection(variant: Any, base: Any) -> np.ndarray | None:

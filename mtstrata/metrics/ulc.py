@@ -169,7 +169,7 @@ class ULCMetric(MetricBase):
         return [("set", self.set), ("sha256", self.sha256)]
 
     def signature(self) -> str:
-        return _sig.build("ULC", self.params())
+        return _sig.build("ULC", self.params(), self.definition)
 
 
 def _member(spec: str, path: Path) -> Metric:
@@ -205,6 +205,12 @@ def _check_signatures(specs: Sequence[str], members: Sequence[Metric],
                 f"installation computes {have!r}. Its normalisation was fitted on other "
                 "numbers: rebuild the set with this version (mtstrata search --out, or "
                 "scripts/make_sets.py for the bundled sets), or install the version it names.")
+
+
+def member_signatures(specs: Sequence[str], options: object = None) -> dict[str, str]:
+    """The full signature of each member spec, as a set records it (``provenance.signatures``)
+    and as a run would compute it."""
+    return {spec: _member(spec, Path("(new set)")).signature() for spec in specs}
 
 
 def _ulc_lex() -> ULCMetric:

@@ -90,6 +90,7 @@ class Bllip(MetricBase):
     refs: Literal["best", "average", "worst", "pooled"] = "best"
 
     name = "Bllip"
+    definition = 2  # 2 (mtstrata 0.2.0): the bags include the root's pair (paper appendix)
     statistics: ClassVar[tuple[str, ...]] = ("score_sum", "defined", "hits", "hyp", "ref")
     requires = frozenset({Layer.TOKENS, Layer.DEP})
 

@@ -284,7 +284,8 @@ _family("Ol", "Ol", ex.WORD, "lexical overlap: multiset Jaccard of word forms (G
         "Màrquez 2010)", typed=False)
 _family("OlLemma", "Ol-lem", ex.LEMMA, "lexical overlap of lemmas", typed=False)
 _family("SPOc", "SP-Oc", ex.CHUNK, "overlap of words by chunk type t (O: outside chunks), "
-        "(*) all", ("SP-Oc(*)", "SP-Oc(NP)"))
+        "(*) all", ("SP-Oc(*)", "SP-Oc(NP)"),
+        definition=2)  # 2 (mtstrata 0.2.0): the O type for words outside chunks
 _family("DPOc", "DP-Oc", ex.DEP_CAT, "overlap of words by grammatical category (UPOS) t, "
         "(*) all", ("DP-Oc(*)", "DP-Oc(NOUN)"))
 _family("DPOr", "DP-Or", ex.DEP_REL, "overlap of the words under each node with relation t, "
