@@ -1,0 +1,122 @@
+"""Definitions pinned: every registered metric (and family example, and a few parameter
+variants) gives the numbers of ``tests/data/golden_snapshot.json`` on fixed hand-built inputs
+(``tests/golden.py``) unless its definition version says it changed.
+
+Fails when (a) a metric's numbers differ from the snapshot while its ``definition`` and
+signature are unchanged (bump ``definition``, regenerate, CHANGELOG), (b) a registered metric
+has no entry, (c) a ``definition`` changed but the entry was not regenerated. The message names
+the command that regenerates the one entry (``scripts/update_golden.py NAME``), which itself
+refuses case (a).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtstrata.errors import ModelError
+from tests import golden
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOT = json.loads(golden.SNAPSHOT.read_text(encoding="utf-8"))["metrics"]
+SPECS = golden.specs()
+
+
+def _compute(spec: str) -> dict:  # type: ignore[type-arg]
+    try:
+        return golden.compute(spec)
+    except ModelError as e:  # said loudly: the entry is not checked on this machine
+        pytest.skip(f"{spec}: its model is not installed here ({e})")
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_numbers_match_the_snapshot(spec):
+    kind, message = golden.verdict(spec, SNAPSHOT.get(spec), _compute(spec))
+    assert kind in ("same", "refresh"), message
+
+
+def test_no_stale_entries():
+    stale = sorted(set(SNAPSHOT) - set(SPECS))
+    assert not stale, (f"golden entries of metrics no longer registered: {stale}; drop them "
+                       "with `python scripts/update_golden.py --prune`.")
+
+
+def test_every_registered_name_and_family_is_covered():
+    from mtstrata import metrics
+
+    for e in metrics.REGISTRY.entries():
+        names = e.examples if e.pattern is not None else (e.name,)
+        assert names and all(n in SPECS for n in names), e.name
+    for must in ("SP-Op(*)", "DP-HWCM_c-4", "NE-Oe(*)", "SR-Or(*)", "Bllip", "SP-Oc(*)",
+                 "EMB-F", "EMB-cos", "ULC", "ULC-lex", "ULC-emb"):
+        assert must in SPECS
+
+
+def test_inputs_cover_the_hard_cases():
+    hyps, refs = golden.inputs()
+    assert {len(r) for r in refs} == {2}  # multi-reference
+    assert any(not h.tokens for h in hyps) and any(not r.tokens for rs in refs for r in rs)
+    assert any(len(h.sent_starts) > 1 and sum(t.head == 0 for t in h.tokens) > 1 for h in hyps)
+    assert any(len(set(h.words)) < len(h.words) for h in hyps)  # repeated words
+    assert any(h in rs for h, rs in zip(hyps, refs, strict=True))  # identity
+    assert all(s.entities or s.chunks or not s.tokens for s in hyps)
+
+
+# --- the checks themselves fail when they should ------------------------------------------
+
+def _entry(spec: str) -> dict:  # type: ignore[type-arg]
+    return json.loads(json.dumps(SNAPSHOT[spec]))
+
+
+def test_a_moved_number_under_the_same_definition_is_refused():
+    new = _entry("bleu")
+    old = _entry("bleu")
+    old["corpus"] = old["corpus"] * (1 + 1e-6)
+    kind, message = golden.verdict("bleu", old, new)
+    assert kind == "silent"
+    assert "bump its `definition`" in message and "update_golden.py 'bleu'" in message
+    assert "CHANGELOG.md" in message and "corpus:" in message
+
+
+def test_a_bumped_definition_needs_a_regenerated_entry():
+    new = _entry("Bllip")
+    new["definition"] += 1
+    kind, message = golden.verdict("Bllip", _entry("Bllip"), new)
+    assert kind == "redefined" and "update_golden.py 'Bllip'" in message
+
+
+def test_a_missing_entry_fails():
+    kind, message = golden.verdict("NEW", None, _entry("bleu"))
+    assert kind == "missing" and "update_golden.py 'NEW'" in message
+
+
+def test_numbers_moving_with_the_signature_ask_for_regeneration():
+    old = _entry("chrf")
+    old["signature"] = old["signature"].replace("sacrebleu:", "sacrebleu:0.")
+    old["segments"][0] += 1
+    kind, _ = golden.verdict("chrf", old, _entry("chrf"))
+    assert kind == "resigned"
+
+
+def test_the_update_script_refuses_a_silent_change(tmp_path):
+    """The script rewrites a stale definition's entry but never refreshes numbers that moved
+    under the same definition (the snapshot cannot be silently regenerated)."""
+    snap = tmp_path / "golden.json"
+    shutil.copy(golden.SNAPSHOT, snap)
+    doc = json.loads(snap.read_text())
+    doc["metrics"]["wer"]["segments"][1] += 0.5  # as if WER's code had changed
+    doc["metrics"]["ter"]["definition"] = 0  # as if TER had been bumped
+    snap.write_text(json.dumps(doc))
+    before = snap.read_bytes()
+    cmd = [sys.executable, str(ROOT / "scripts" / "update_golden.py"), "--snapshot", str(snap)]
+    r = subprocess.run([*cmd, "wer", "ter"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and "wer: numbers changed while its definition" in r.stderr
+    assert snap.read_bytes() == before  # nothing written
+    r = subprocess.run([*cmd, "ter"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(snap.read_text())["metrics"]["ter"] == SNAPSHOT["ter"]
