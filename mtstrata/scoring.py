@@ -87,6 +87,43 @@ def check_limits(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequence[s
                     f"and takes at most {words[0]:,}. Split the line, or leave {words[1]} out.")
 
 
+def layers_needed(metrics: Sequence[Metric]) -> tuple[set[Layer], dict[Layer, str]]:
+    """The union of the metrics' layers and the label scheme each labelled one must have."""
+    needed: set[Layer] = set()
+    schemes: dict[Layer, str] = {}
+    for m in metrics:
+        needed |= set(m.requires)
+        for layer, scheme in getattr(m, "schemes", {}).items():
+            if schemes.setdefault(layer, scheme) != scheme:
+                raise ConfigError(f"the metrics need {layer} labels in two schemes ({scheme} "
+                                  f"and {schemes[layer]}); score them in separate runs.")
+    return needed, schemes
+
+
+def metric_signatures(metrics: Sequence[Metric], nrefs: int, the_plan: Any = None
+                      ) -> list[str]:
+    """Each metric's signature in a run with ``nrefs`` references annotated by ``the_plan``:
+    the metric's own signature plus the run facts (``nrefs``, and ``ann``: what produced the
+    metric's own layers, whatever else the run needed)."""
+    out = []
+    for m in metrics:
+        facts = {"nrefs": str(nrefs)}
+        if m.requires and the_plan is not None:
+            facts["ann"] = the_plan.signature(m.requires)
+        out.append(_sig.add_run_facts(m.signature(), **facts))
+    return out
+
+
+def run_signatures(metrics: Sequence[Metric], nrefs: int,
+                   annotation: AnnotationOptions | None = None) -> list[str]:
+    """The signatures :func:`compute` gives ``metrics`` with ``nrefs`` references and these
+    annotation options, without annotating or scoring anything (the plan is checked, no
+    model is loaded): what a cache of computed scores is keyed by."""
+    needed, schemes = layers_needed(metrics)
+    the_plan = plan_run(needed, annotation, schemes) if needed else None
+    return metric_signatures(metrics, nrefs, the_plan)
+
+
 def compute(
     systems: Mapping[str, Sequence[str]],
     refs: Sequence[Sequence[str]],
@@ -118,14 +155,7 @@ def compute(
     for stream in refs:
         if len(stream) != n:
             raise InputError("reference streams differ in length.")
-    needed: set[Layer] = set()
-    schemes: dict[Layer, str] = {}
-    for m in metrics:
-        needed |= set(m.requires)
-        for layer, scheme in getattr(m, "schemes", {}).items():
-            if schemes.setdefault(layer, scheme) != scheme:
-                raise ConfigError(f"the metrics need {layer} labels in two schemes ({scheme} "
-                                  f"and {schemes[layer]}); score them in separate runs.")
+    needed, schemes = layers_needed(metrics)
     check_limits(systems, refs, metrics, bool(needed))
     texts = list(dict.fromkeys([t for s in refs for t in s]
                                + [t for h in systems.values() for t in h]))
@@ -136,12 +166,7 @@ def compute(
     ref_segs = Prepared([[segs[stream[i]] for stream in refs] for i in range(n)], annotation)
     run = Run(systems=list(systems), metrics=list(metrics),
               segments=segs if keep_segments else {}, annotation=ann_sig)
-    for m in metrics:
-        facts = {"nrefs": str(len(refs))}
-        if m.requires and the_plan is not None:
-            # what produced this metric's own layers, whatever else the run needed
-            facts["ann"] = the_plan.signature(m.requires)
-        run.signatures.append(_sig.add_run_facts(m.signature(), **facts))
+    run.signatures = metric_signatures(metrics, len(refs), the_plan)
     todo = _system_stats(systems, segs, ref_segs, metrics, annotation)
     for name, per_metric in progress.track(todo, "scoring", len(systems), unit="system"):
         for i, stats in enumerate(per_metric):
