@@ -53,6 +53,17 @@ class Run:
             segments=[float(x) for x in m.segment_scores(st)] if sentence_level else None,
         )
 
+    def segment_signature(self, i: int) -> str:
+        """The signature of metric ``i``'s segment scores: the run's signature of the metric
+        whose ``score`` of one row they are (``segment_metric()``, e.g. BLEU's sentence BLEU
+        says ``eff:yes``), with the same run facts; the corpus signature for most metrics."""
+        m = self.metrics[i]
+        seg = m.segment_metric() if hasattr(m, "segment_metric") else m
+        if seg is m:
+            return self.signatures[i]
+        head = m.signature().rpartition("|version:")[0]
+        return self.signatures[i].replace(head, seg.signature().rpartition("|version:")[0], 1)
+
     def scores(self, *, sentence_level: bool = False, details: bool = False) -> list[Score]:
         return [
             self.score(s, i, sentence_level=sentence_level, details=details)

@@ -86,7 +86,9 @@ def check_equal(spec: str, kwargs: dict, hyps: list[str], refs: list[list[str]])
     assert our_corpus(spec, hyps, refs) == pytest.approx(
         ref_metric.corpus_score(hyps, refs).score, abs=1e-9)
     ours = our_sentences(spec, hyps, refs)
-    theirs = [ref_metric.sentence_score(h, [r[i] for r in refs]).score
+    # segment scores are sacreBLEU's sentence BLEU: effective order on, as `sacrebleu -sl`
+    sentence_metric = sacrebleu.BLEU(**{**kwargs, "effective_order": True})
+    theirs = [sentence_metric.sentence_score(h, [r[i] for r in refs]).score
               for i, h in enumerate(hyps)]
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
 
@@ -308,3 +310,37 @@ def test_variants_in_one_run_equal_each_alone(data, nrefs):
         alone = scoring.compute(systems, refs, [metrics.create(spec)])
         for name in systems:
             np.testing.assert_array_equal(together.stats[(name, i)], alone.stats[(name, 0)])
+
+
+# -- segment scores: sacreBLEU's sentence_bleu (effective order) --------------------------------
+def test_exact_short_match_scores_100_as_sentence_bleu():
+    hyp = "lanzmann wrote ."
+    ours = our_sentences("bleu", [hyp, "a b c d e"], [[hyp, "a b c x e"]])
+    assert ours[0] == pytest.approx(100.0, abs=1e-9)
+    assert ours.tolist() == pytest.approx(
+        [sacrebleu.sentence_bleu(hyp, [hyp]).score,
+         sacrebleu.sentence_bleu("a b c d e", ["a b c x e"]).score], abs=1e-12)
+    # the corpus score keeps sacreBLEU's corpus default (no effective order)
+    assert our_corpus("bleu", [hyp], [[hyp]]) == pytest.approx(
+        sacrebleu.corpus_bleu([hyp], [[hyp]]).score, abs=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["bleu", "bleu:eff=yes", "bleu-sbp", "tbleu"])
+def test_segment_signature_says_effective_order(spec):
+    run = scoring.compute({"s": ["a b"]}, [["a b"]], [metrics.create(spec)])
+    seg = run.segment_signature(0)
+    assert "|eff:yes|" in seg and "|nrefs:1|" in seg
+    # the corpus signature is the metric's own; they differ exactly where eff does
+    corpus = run.signatures[0]
+    assert corpus.replace("|eff:no|", "|eff:yes|") == seg
+    assert metrics.from_signature(seg).segment_metric() == metrics.from_signature(seg)
+
+
+@pytest.mark.filterwarnings("ignore")
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(sentence, sentence), min_size=1, max_size=5))
+def test_segment_scores_equal_sentence_bleu(pairs):
+    hyps, refs = [p[0] for p in pairs], [p[1] for p in pairs]
+    ours = our_sentences("bleu", hyps, [refs])
+    theirs = [sacrebleu.sentence_bleu(h, [r]).score for h, r in pairs]
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)

@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -144,7 +144,11 @@ def run(args: argparse.Namespace) -> int:
     if args.confidence:
         scores = with_confidence(result, scores, args.confidence_n, args.seed)
     scores = [dataclasses.replace(s, metric=labels[k % len(built)]) for k, s in enumerate(scores)]
-    out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](scores)
+    # segment scores may have a signature of their own (BLEU's are sentence BLEU, eff:yes)
+    seg_sigs = {labels[i]: result.segment_signature(i) for i in range(len(built))
+                if args.sentence_level and result.segment_signature(i) != result.signatures[i]}
+    out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](
+        scores, seg_sigs)
     if args.confidence and args.format == "text":
         out += (f"μ ± : mean of {args.confidence_n} bootstrap resamples (seed {args.seed}) ± half "
                 "the width of their 95% interval, as sacreBLEU's --confidence\n")
@@ -174,19 +178,28 @@ def with_confidence(run: scoring.Run, scores: list[Score], n: int, seed: int) ->
     return out
 
 
-def format_json(scores: list[Score]) -> str:
-    """Strict JSON (undefined numbers are null); segment lists are indexed from 0."""
-    return _output.dumps({"scores": [s.to_dict() for s in scores]})
+def format_json(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) -> str:
+    """Strict JSON (undefined numbers are null); segment lists are indexed from 0. A metric
+    whose segment scores have another signature than its corpus score (BLEU: sentence BLEU,
+    ``eff:yes``) has it under ``segment_signature``."""
+    recs = []
+    for s in scores:
+        d = s.to_dict()
+        if s.segments is not None and (seg_sigs or {}).get(s.metric):
+            d["segment_signature"] = (seg_sigs or {})[s.metric]
+        recs.append(d)
+    return _output.dumps({"scores": recs})
 
 
 TSV_HEADER = ["system", "metric", "level", "segment", "score", "ci_low", "ci_high", "signature"]
 
 
-def format_tsv(scores: list[Score]) -> str:
+def format_tsv(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) -> str:
     """One table, one header: ``level`` is ``sys`` for corpus scores and details (empty
     ``segment``) and ``seg`` for segment scores (``segment`` counts from 0, as
     ``seg_scores.tsv`` and mt-metrics-eval do); an undefined score is an empty cell, and so
-    is the interval without ``--confidence``."""
+    is the interval without ``--confidence``. Each row's signature is that of its number
+    (``seg_sigs``: a metric's segment signature where it differs)."""
     rows: list[list[object]] = []
     for s in scores:
         lo, hi = s.ci or (None, None)
@@ -194,7 +207,8 @@ def format_tsv(scores: list[Score]) -> str:
         rows += [[s.system, detail_name(s.metric, k), "sys", "", v, None, None, s.signature]
                  for k, v in s.details.items()]
     for s in scores:
-        rows += [[s.system, s.metric, "seg", j, v, None, None, s.signature]
+        sig = (seg_sigs or {}).get(s.metric, s.signature)
+        rows += [[s.system, s.metric, "seg", j, v, None, None, sig]
                  for j, v in enumerate(s.segments or [])]
     return _output.tsv(TSV_HEADER, rows)
 
@@ -215,9 +229,10 @@ def detail_name(metric: str, key: str) -> str:
     return key if key.startswith(metric.split("(")[0] + "(") else f"{metric}/{key}"
 
 
-def format_text(scores: list[Score]) -> str:
+def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) -> str:
     """A table: one row per metric (details indented below it), one column per system;
-    ``↓`` marks metrics where lower is better; signatures below."""
+    ``↓`` marks metrics where lower is better; signatures below (a metric's segment scores'
+    own signature, where it differs, as ``METRIC (segments): ...``)."""
     systems = list(dict.fromkeys(s.system for s in scores))
     metrics_ = list(dict.fromkeys(s.metric for s in scores))
     by = {(s.system, s.metric): s for s in scores}
@@ -241,6 +256,8 @@ def format_text(scores: list[Score]) -> str:
     sigs = list(dict.fromkeys((s.metric, s.signature) for s in scores))
     for metric, sig in sigs:
         lines.append(f"{metric}: {sig}")
+        if (seg_sigs or {}).get(metric):
+            lines.append(f"{metric} (segments): {(seg_sigs or {})[metric]}")
     return "\n".join(lines + _segment_rows(scores, _fmt)) + "\n"
 
 

@@ -17,6 +17,12 @@ whose fractional length sacreBLEU's score object refuses, the smoothed precision
 ``compute_bleu`` and the same brevity penalty is applied here). Tokenisation and lowercasing
 are sacreBLEU's own (``tok=13a`` by default, ``none``, ``intl``, ``char``, ...).
 
+Segment scores are sacreBLEU's sentence BLEU (``sentence_bleu``, ``sacrebleu -sl``): effective
+order is always on for one segment (sacreBLEU's ``-sl`` forces it too), so an exact match shorter
+than ``max_order`` words scores 100, not 0. Their signature is the metric's with ``eff:yes``
+(:meth:`BLEU.segment_metric`); the corpus score follows ``eff`` (default ``no``, as sacreBLEU's
+corpus BLEU). BLEU-SBP and tBLEU score their segments the same way.
+
 BLEU-SBP replaces the brevity penalty by the strict one, ``φ(Σ min(|c_i|, |r_i|) / Σ |r_i|)``
 with ``φ(x) = exp(1 - 1/x)`` and ``φ(0) = 0``: a long sentence can no longer pay for a short
 one, which makes the metric decomposable enough for Chiang et al.'s scenarios (§3.1).
@@ -28,6 +34,7 @@ BLEUs build on; :func:`tokenize` is sacreBLEU's tokenisation, shared by NIST, WE
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -115,6 +122,11 @@ class BLEU(MetricBase):
      'total_2': 2.0, 'sbp_min': 3.0, 'sbp_ref': 4.0}
     >>> round(m.score(row), 4)  # precisions 3/3 and 2/2, brevity penalty exp(1 - 4/3)
     71.6531
+    >>> m = BLEU()  # segment scores are sacreBLEU's sentence_bleu (effective order)
+    >>> s = Segment.from_text("lanzmann wrote .")
+    >>> exact = m.stats(s, [s])
+    >>> m.score(exact), round(float(m.segment_scores(exact)[0]), 9)  # no 4-gram: 0 w/o eff.
+    (0.0, 100.0)
     """
 
     tok: str = "13a"
@@ -126,6 +138,8 @@ class BLEU(MetricBase):
     eff: bool = False
 
     name: ClassVar[str] = "bleu"
+    #: 2: segment scores with effective order, as sacreBLEU's sentence_bleu (0.2.0)
+    definition: ClassVar[int] = 2
     scale: ClassVar[float] = 100.0
     libraries: ClassVar[tuple[str, ...]] = ("sacrebleu",)
     score_only: ClassVar[frozenset[str]] = frozenset({"smooth", "smooth_value", "eff"})
@@ -247,6 +261,17 @@ class BLEU(MetricBase):
 
     def score(self, stats: np.ndarray) -> float:
         return float(self._precision_part(np.asarray(stats, dtype=float))[0])
+
+    def segment_metric(self) -> BLEU:
+        """The metric whose ``score`` of one segment's row is that segment's score: this one
+        with effective order, as sacreBLEU's ``sentence_bleu`` and ``-sl`` (its signature says
+        ``eff:yes``)."""
+        return self if self.eff else dataclasses.replace(self, eff=True)
+
+    def segment_scores(self, stats: np.ndarray) -> np.ndarray:
+        """Sentence BLEU of every row, with effective order (sacreBLEU's ``sentence_bleu``)."""
+        score = self.segment_metric().score
+        return np.array([score(row) for row in np.atleast_2d(stats)], dtype=float)
 
     def details(self, stats: np.ndarray) -> dict[str, float]:
         s = np.asarray(stats, dtype=float)
