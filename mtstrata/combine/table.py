@@ -7,11 +7,19 @@ only. The per-segment statistics are kept too, for the significance tests, which
 
 The table cache (``cached_table``) is keyed by the *content* of the language pair (references,
 outputs, human scores: a sha256 stored in the file), not by its directory name, so a corpus
-edited in place is scored again; a metric is recomputed when its signature changed. The default
+edited in place is scored again; and each metric's column by its **full run signature**
+(:func:`mtstrata.scoring.run_signatures`: parameters, definition version ``def:N``, library
+versions, mtstrata's version, the number of references and ``ann:``, what produced the metric's
+layers: annotator, its conversion/provider version, role labeller). The signature today's code
+would give is predicted from the plan before anything is computed; a column stored under any
+other signature (or none: tables of older versions) is recomputed, never served. The default
 directory is private to the user (``$XDG_CACHE_HOME/mtstrata/tables``, mode 0700). Writes go to
-a temporary file made with ``tempfile`` in the same directory and renamed into place, under a
-lock, merging what another run wrote meanwhile: concurrent runs lose nothing, a killed or failed
-write leaves the previous file. A damaged table file is recomputed (with a warning).
+a temporary file made with ``tempfile`` in the same directory (an unpredictable name, created
+exclusively: a planted file or symlink is never written through) and renamed into place, under
+a lock (opened without following a symlink), merging what another run wrote meanwhile:
+concurrent runs lose nothing, a killed or failed write leaves the previous file. A damaged
+table file, or a symlink or other non-regular file in its place, is recomputed (with a
+warning) and replaced by a regular file.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import warnings
 import zipfile
@@ -178,6 +187,8 @@ def build_table(corpus: DevCorpus, metric_specs: Sequence[str], annotation: obje
 
     run = compute(corpus.systems, corpus.refs, [metrics[i] for i in direct],
                   annotation, None if keep_raw else scores)  # type: ignore[arg-type]
+    # every metric's run signature (a projection's own, not its base's)
+    sigs = metric_signatures_of(metrics, len(corpus.refs), annotation)
     table = ScoreTable.from_corpus(corpus)
     raw: dict[str, dict[str, np.ndarray]] = {}
     for i, (spec, m) in enumerate(zip(metric_specs, metrics, strict=True)):
@@ -191,9 +202,18 @@ def build_table(corpus: DevCorpus, metric_specs: Sequence[str], annotation: obje
             sys_s = [run.stats[(s, k)][i][0] for s in table.systems]
             seg_s = [run.stats[(s, k)][i][1] for s in table.systems]
         table.add(name, np.array(sys_s), np.vstack(seg_s), m.higher_is_better)
-        table.signatures[name] = m.signature()
+        table.signatures[name] = sigs[i]
         table.stat_names[name] = tuple(m.stat_names())
     return table, raw
+
+
+def metric_signatures_of(metrics: Sequence[object], nrefs: int, annotation: object = None
+                         ) -> list[str]:
+    """The full run signature of each metric (see the module docstring): the one
+    :func:`mtstrata.scoring.compute` gives it, predicted from the plan."""
+    from mtstrata.scoring import run_signatures
+
+    return run_signatures(metrics, nrefs, annotation)  # type: ignore[arg-type]
 
 
 def default_tables_dir() -> Path:
@@ -307,7 +327,17 @@ def table_path(cache_dir: str | os.PathLike[str], lp_dir: str | os.PathLike[str]
 def _locked(path: Path) -> Iterator[None]:
     """An exclusive lock on ``path.lock`` while a table file is read, merged and replaced."""
     lock = path.with_name(path.name + ".lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:  # never through a planted symlink, never on a FIFO or device
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o600)
+    except OSError as e:
+        raise InputError(f"cannot open the score-table lock file ({e.strerror}); it must be a "
+                         "regular file (not a symlink): remove it, or pass another --tables "
+                         "directory.", str(lock)) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError("the score-table lock file is not a regular file; remove it, or pass "
+                         "another --tables directory.", str(lock))
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -320,6 +350,11 @@ def _cached(path: Path, corpus: DevCorpus) -> ScoreTable:
     """The cached table of ``corpus`` at ``path``, or an empty one: a file of other content (the
     corpus changed in place) or a damaged file is not used (the latter with a warning)."""
     fresh = ScoreTable.from_corpus(corpus)
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        warnings.warn(f"{path}: not a regular file (a symlink, FIFO or device) in the "
+                      "score-table cache; it is not read, and a regular file replaces it.",
+                      stacklevel=3)
+        return fresh
     if not path.is_file():
         return fresh
     try:
@@ -334,26 +369,27 @@ def _cached(path: Path, corpus: DevCorpus) -> ScoreTable:
 
 def cached_table(lp_dir: str | os.PathLike[str], specs: Sequence[str],
                  cache_dir: str | os.PathLike[str], annotation: object = None,
-                 on_compute: object = None) -> ScoreTable:
+                 on_compute: object = None, corpus: DevCorpus | None = None) -> ScoreTable:
     """The score table of ``lp_dir`` holding ``specs``, computing only metrics not cached yet.
 
     Metrics are keyed by their spec string (``chrf:char_order=3``): display names of variants
-    coincide (all BLEU variants display as ``BLEU``); each is stored with its signature and
-    recomputed if the signature changed. The cache is rewritten when metrics are added.
-    ``on_compute(lp, specs)`` is called before computing, for progress messages.
+    coincide (all BLEU variants display as ``BLEU``); each is stored with its full run
+    signature and served only under the signature this run would give it (see the module
+    docstring), else recomputed. The cache is rewritten when metrics are computed.
+    ``on_compute(lp, specs)`` is called before computing, for progress messages; ``corpus``
+    is ``lp_dir`` already read (else it is read here).
     """
     from mtstrata.combine.data import read_dev_corpus
+    from mtstrata.metrics import create
 
     _prepare_dir(Path(cache_dir))
     path = table_path(cache_dir, lp_dir)
-    corpus = read_dev_corpus(lp_dir)
+    corpus = corpus if corpus is not None else read_dev_corpus(lp_dir)
+    specs = list(dict.fromkeys(specs))
+    want = dict(zip(specs, metric_signatures_of([create(s) for s in specs], len(corpus.refs),
+                                                annotation), strict=True))
     table = _cached(path, corpus)
-    from mtstrata.metrics import create
-
-    # a cached metric whose signature changed (parameters, tokenizer, version) is recomputed;
-    # tables cached before signatures were stored have none and are trusted as they are
-    todo = [s for s in dict.fromkeys(specs) if s not in table.sys_scores
-            or table.signatures.get(s, create(s).signature()) != create(s).signature()]
+    todo = [s for s in specs if s not in table.sys_scores or table.signatures.get(s) != want[s]]
     if todo:
         if callable(on_compute):
             on_compute(corpus.lp, todo)
@@ -364,8 +400,8 @@ def cached_table(lp_dir: str | os.PathLike[str], specs: Sequence[str],
             table.stat_names[spec] = new.stat_names[spec]
         with _locked(path):  # keep what another run stored meanwhile, then replace the file
             current = _cached(path, corpus)
-            for spec in current.metrics():
-                if spec not in todo:
+            for spec in current.metrics():  # the columns we hold under `want` stay ours
+                if spec not in want:
                     table.add(spec, current.sys_scores[spec], current.seg_scores[spec],
                               current.higher[spec])
                     table.signatures[spec] = current.signatures.get(spec, "")
