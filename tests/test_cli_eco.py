@@ -131,14 +131,16 @@ def test_compare_table_interval_bounds_and_formats(tmp_path, capsys):
         assert r["delta"] == pytest.approx(r["score"] - r["baseline_score"])
         assert r["delta_low"] <= r["delta_high"] and r["signature"].startswith(
             ("BLEU|", "WER|"))
-        assert r["p_floor"] == pytest.approx(1 / 201)
+        assert r["bs_resamples"] == r["ar_trials"] == 200
     good_bleu = next(r for r in recs if r["system"] == "good" and r["metric"] == "BLEU")
-    assert good_bleu["delta_low"] > 0 and good_bleu["bs_p"] == 0  # nothing beat it
+    # no centred resampled difference exceeds the observed one: p is its floor 1/(n+1)
+    assert good_bleu["delta_low"] > 0 and good_bleu["bs_p_two_sided"] == pytest.approx(1 / 201)
+    assert good_bleu["bs_p_one_sided"] == 0  # no resample where it is not better
     assert main([*args, "-f", "text"]) == 0
     text = capsys.readouterr().out
     assert text.splitlines()[1].split()[:3] == ["metric", "system", "score"]
     line = next(x for x in text.splitlines() if x.startswith("BLEU") and " good " in x)
-    assert "< 1/201" in line
+    assert "<= 1/201" in line
     assert "BLEU: BLEU|" in text and "WER: WER|" in text
     assert main([*args, "-f", "tsv"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out), delimiter="\t"))

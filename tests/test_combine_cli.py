@@ -210,7 +210,7 @@ def test_compare_and_audit_commands(tmp_path, capsys):
                  "-n", "100", "-f", "json"]) == 0
     recs = json.loads(capsys.readouterr().out)
     assert {r["system"] for r in recs} == {"good", "bad", "worst"}
-    assert all({"bs_p", "ar_p", "sign_p"} <= set(r) for r in recs)
+    assert all({"bs_p_two_sided", "ar_p_two_sided", "sign_p_two_sided"} <= set(r) for r in recs)
     assert main(["compare", "-r", str(d / "ref.txt"), "-i", *files, "-b", "nobody"]) == 2
     capsys.readouterr()
     assert main(["audit", "--data", str(d), "-m", "bleu", "wer", "-n", "50", "--splits",

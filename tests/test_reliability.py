@@ -152,7 +152,7 @@ def test_undefined_metric_has_no_significance():
         return float("nan")
 
     st = np.ones((5, 2))
-    assert np.isnan(paired_bootstrap(nan_score, st, {"x": st}, n=10)["x"].p)
+    assert np.isnan(paired_bootstrap(nan_score, st, {"x": st}, n=10)["x"].p_two_sided)
     assert np.isnan(approximate_randomization(nan_score, st, st, n=10).p)
 
 

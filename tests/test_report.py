@@ -50,8 +50,8 @@ def test_numbers_are_those_of_score_and_compare(lexical_report, capsys):
     for c in json.loads(capsys.readouterr().out):
         r = rows[("BLEU", c["system"])]
         assert r["delta"] == pytest.approx(c["delta"], abs=1e-4)
-        assert r["ar_p"] == pytest.approx(c["ar_p"], abs=1e-4)
-        assert r["bs_p"] == pytest.approx(c["bs_p"], abs=1e-4)
+        assert r["ar_p"] == pytest.approx(c["ar_p_two_sided"], abs=1e-4)
+        assert r["bs_p"] == pytest.approx(c["bs_p_two_sided"], abs=1e-4)
     assert data["meta"]["baseline"] == "mid"
     assert all(r["delta"] is None for r in data["overview"] if r["system"] == "mid")
 

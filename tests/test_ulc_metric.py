@@ -130,7 +130,7 @@ def test_compare_runs_the_tests_it_runs_for_bleu(made_set, capsys):
         recs[spec] = json.loads(capsys.readouterr().out)
     ulc = recs[f"ulc:{path}"]
     assert [set(r) for r in ulc] == [set(r) for r in recs["bleu"]]
-    assert all(0 < r["ar_p"] <= 1 and 0 <= r["bs_p"] <= 1 for r in ulc)
+    assert all(0 < r["ar_p_two_sided"] <= 1 and 0 < r["bs_p_two_sided"] <= 1 for r in ulc)
     good = next(r for r in ulc if r["system"] == "good")
     assert good["delta"] > 0 and good["delta_low"] <= good["delta"] <= good["delta_high"]
     assert good["signature"].startswith("ULC|set:")

@@ -184,9 +184,9 @@ def deletion_scenario(score: ScoreFn, stats: Mapping[str, np.ndarray], empty: np
         sentence = sign * float((empty_seg[worst] - seg[worst]).sum())
         rows.append({"system": name, "score": score(st.sum(0)),
                      "deleted_score": score(deleted.sum(0)), "deleted": len(worst),
-                     "sentence_delta": sentence, "p": res.p,
+                     "sentence_delta": sentence, "p": res.p_one_sided,
                      "violation": len(worst) > 0 and corpus >= -tol,
-                     "insignificant": corpus < -tol and res.p >= alpha})
+                     "insignificant": corpus < -tol and res.p_one_sided >= alpha})
     return {"fraction": fraction, "systems": len(rows),
             "violations": sum(bool(r["violation"]) for r in rows),
             "insignificant": sum(bool(r["insignificant"]) for r in rows), "rows": rows,

@@ -1,11 +1,25 @@
 """Significance of differences between MT systems, from per-segment statistics.
 
-* Paired bootstrap resampling (Koehn 2004): resample segments with replacement, recompute the
-  corpus score of both systems from the summed statistics of the same resample; p is the share of
-  resamples where the system does not beat the baseline (one-sided), as in sacreBLEU's
-  ``--paired-bs`` the sample is drawn once and shared by all systems.
-* Approximate randomisation (Riezler & Maxwell 2005): swap the two systems' statistics segment-
-  wise with probability 1/2; p = (#{|delta'| >= |delta|} + 1) / (R + 1).
+Both resampling tests are sacreBLEU 2.6.0's (``sacrebleu.significance``), draw for draw: the same
+generator (``numpy.random.default_rng(seed)``, created afresh for each system against the
+baseline, as sacreBLEU does), the same draws and the same p-value formula, so that the same data
+and seed give sacreBLEU's p-values (tested equal). sacreBLEU's default seed is 12345 (its
+``SACREBLEU_SEED``); unlike sacreBLEU, a seed of 0 is a seed here (sacreBLEU then draws
+unseeded).
+
+* Paired bootstrap resampling (Koehn 2004; sacreBLEU's ``--paired-bs``): ``n`` resamples of the
+  segments with replacement (``rng.choice(N, (n, N))``), the corpus score of both systems
+  recomputed from the summed statistics of each resample. ``p_two_sided`` is sacreBLEU's:
+  with ``d_i = |score_sys,i - score_base,i|``, ``p = (#{d_i - mean(d) > |delta|} + 1) / (n + 1)``
+  (the resampled differences centred on the null hypothesis). ``p_one_sided`` is Koehn's
+  share of resamples in which the system is *not better* than the baseline (another statistic,
+  under its own name).
+* Approximate randomisation (Riezler & Maxwell 2005; sacreBLEU's ``--paired-ar``): each of
+  ``n`` trials swaps the two systems' statistics segment-wise where
+  ``rng.integers(2, (n, N), dtype=bool)`` is true; two-sided
+  ``p = (#{|delta'| > |delta|} + 1) / (n + 1)``.
+* Both count strictly larger differences (sacreBLEU's ``>``, taken from multeval): a zero
+  observed difference (a system against itself) gets the smallest p, ``1/(n+1)``, as there.
 * Sign test over segment scores: wins vs losses (ties dropped), exact two-sided binomial p.
 
 Corpus scores always come from ``score(stats.sum(axis=0))`` so non-decomposable metrics (BLEU)
@@ -28,14 +42,16 @@ ScoreFn = Callable[[np.ndarray], float]
 @dataclass(frozen=True)
 class Bootstrap:
     """A system against the baseline by paired bootstrap: its corpus score, the difference,
-    the bootstrap mean and 95% interval of its score, and p (NaN if the metric is undefined)."""
+    the bootstrap mean and 95% interval of its score (2.5/97.5 percentiles), sacreBLEU's
+    two-sided p and Koehn's one-sided share (NaN if the metric is undefined)."""
 
     score: float
     delta: float
     mean: float
     low: float
     high: float
-    p: float
+    p_two_sided: float
+    p_one_sided: float
     seed: int
 
 
@@ -78,10 +94,11 @@ def check_resampling(n: int, seed: int, n_segments: int) -> None:
 
 
 def resample_counts(n_segments: int, n: int, seed: int) -> np.ndarray:
-    """``(n, n_segments)`` multiplicities of each segment in each bootstrap resample."""
+    """``(n, n_segments)`` multiplicities of each segment in each bootstrap resample: the
+    resamples sacreBLEU draws for the same seed (``default_rng(seed).choice(N, (n, N))``)."""
     check_resampling(n, seed, n_segments)
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n_segments, size=(n, n_segments))
+    idx = rng.choice(n_segments, size=(n, n_segments), replace=True)
     counts = np.zeros((n, n_segments))
     np.add.at(counts, (np.repeat(np.arange(n), n_segments), idx.ravel()), 1.0)
     return counts
@@ -89,6 +106,24 @@ def resample_counts(n_segments: int, n: int, seed: int) -> np.ndarray:
 
 def _scores(score: ScoreFn, sums: np.ndarray) -> np.ndarray:
     return np.array([score(row) for row in sums], dtype=float)
+
+
+def resampled_scores(score: ScoreFn, stats: np.ndarray, n: int, seed: int) -> np.ndarray:
+    """The corpus scores of ``stats`` on the ``n`` bootstrap resamples of ``seed`` (the
+    resamples :func:`paired_bootstrap` and sacreBLEU draw)."""
+    return _scores(score, resample_counts(len(stats), n, seed) @ stats)
+
+
+def bootstrap_p(resampled: np.ndarray, base_resampled: np.ndarray, delta: float
+                ) -> float:
+    """sacreBLEU's two-sided paired-bootstrap p from the resampled scores of a system and the
+    baseline (same resamples) and the observed difference ``delta``: the share (+1 smoothed)
+    of centred resampled absolute differences above ``|delta|``; NaN if anything is
+    undefined."""
+    d = np.abs(np.asarray(resampled, float) - np.asarray(base_resampled, float))
+    if np.isnan(delta) or np.isnan(d).any():
+        return float("nan")
+    return float(((d - d.mean() > abs(delta)).sum() + 1) / (len(d) + 1))
 
 
 def paired_bootstrap(score: ScoreFn, baseline: np.ndarray, systems: dict[str, np.ndarray], *,
@@ -106,7 +141,8 @@ def paired_bootstrap(score: ScoreFn, baseline: np.ndarray, systems: dict[str, np
 
     Returns:
         name -> :class:`Bootstrap` (mean/low/high: the bootstrap mean and 95% interval of the
-        system's score).
+        system's score; ``p_two_sided``: sacreBLEU's ``--paired-bs`` p; ``p_one_sided``: the
+        share of resamples where the system is not better than the baseline).
     """
     counts = resample_counts(len(baseline), n, seed)
     base = _scores(score, counts @ baseline)
@@ -121,25 +157,28 @@ def paired_bootstrap(score: ScoreFn, baseline: np.ndarray, systems: dict[str, np
         undefined = np.isnan(full) or np.isnan(base_score)
         out[name] = Bootstrap(
             full, full - base_score, float(s.mean()), float(lo), float(hi),
+            float("nan") if undefined else bootstrap_p(s, base, full - base_score),
             float("nan") if undefined else float((sign * (s - base) <= 0).mean()), seed)
     return out
 
 
 def approximate_randomization(score: ScoreFn, a: np.ndarray, b: np.ndarray, *,
-                              n: int = 1000, seed: int = 12345) -> Randomization:
-    """Two-sided approximate randomisation test of ``score(a) != score(b)`` (p NaN when the
-    metric is undefined on either system)."""
+                              n: int = 10000, seed: int = 12345) -> Randomization:
+    """Two-sided approximate randomisation test of ``score(a) != score(b)``, sacreBLEU's
+    ``--paired-ar`` (its draws, its strict ``>``; default 10,000 trials as there); p NaN when
+    the metric is undefined on either system or on a trial."""
     check_resampling(n, seed, len(a))
     rng = np.random.default_rng(seed)
     delta = abs(score(a.sum(0)) - score(b.sum(0)))
     if np.isnan(delta):
         return Randomization(float("nan"), float("nan"), seed, n)
-    swap = rng.random((n, len(a))) < 0.5
-    diff = b - a
-    sa = a.sum(0) + swap.astype(float) @ diff  # swapped segments take b's statistics
-    sb = b.sum(0) - swap.astype(float) @ diff
+    pos = rng.integers(2, size=(n, len(a)), dtype=bool).astype(float)  # trial takes a there
+    sa = pos @ a + (1.0 - pos) @ b
+    sb = (1.0 - pos) @ a + pos @ b
     d = np.abs(_scores(score, sa) - _scores(score, sb))
-    hits = int((d >= delta - 1e-12).sum())
+    if np.isnan(d).any():
+        return Randomization(score(a.sum(0)) - score(b.sum(0)), float("nan"), seed, n)
+    hits = int((d > delta).sum())
     return Randomization(score(a.sum(0)) - score(b.sum(0)), (hits + 1) / (n + 1), seed, n)
 
 

@@ -16,9 +16,11 @@ from mtstrata.commands.score import add_annotation_options, annotation_options, 
 from mtstrata.errors import InputError
 
 TESTS = ("bs", "ar", "sign")
+#: sacreBLEU's defaults: 1000 bootstrap resamples, 10,000 randomisation trials
+DEFAULT_N = {"bs": 1000, "ar": 10000}
 COLUMNS = ["metric", "system", "baseline", "score", "baseline_score", "delta", "delta_low",
-           "delta_high", "bs_p", "ar_p", "sign_wins", "sign_losses", "sign_p", "p_floor",
-           "resamples", "seed", "signature"]
+           "delta_high", "bs_p_two_sided", "bs_p_one_sided", "ar_p_two_sided", "sign_wins",
+           "sign_losses", "sign_p_two_sided", "bs_resamples", "ar_trials", "seed", "signature"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,10 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Paired bootstrap resampling (Koehn 2004), approximate randomisation "
         "(Riezler & Maxwell 2005) and the sign test over segment scores, each system against "
         "the baseline, from per-segment statistics (BLEU is resampled correctly: corpus "
-        "scores are recomputed from summed statistics). For each system: its score, the "
-        "baseline's, the difference with its 95% bootstrap interval, and the p-values; a "
-        "p-value no resample reached is printed as '< 1/(n+1)' (bootstrap) or '<= 1/(n+1)' "
-        "(randomisation), the resolution of n resamples. Seeded; the seed is printed.")
+        "scores are recomputed from summed statistics). The bootstrap and randomisation "
+        "p-values are sacreBLEU's --paired-bs and --paired-ar (two-sided; the same draws for "
+        "the same seed, default 12345, and sacreBLEU's defaults of 1000 resamples and 10,000 "
+        "trials): equal to sacreBLEU's on the same data. For each system: its score, the "
+        "baseline's, the difference with its 95% bootstrap interval, and the p-values; the "
+        "smallest p n draws can give is 1/(n+1), printed as '<= 1/(n+1)'. JSON/TSV also give "
+        "bs_p_one_sided, the share of resamples in which the system is not better than the "
+        "baseline (Koehn's one-sided figure).")
     p.add_argument("-r", "--ref", action="append", required=True, metavar="REF",
                    help="a reference file (repeat for several references)")
     p.add_argument("-i", "--input", nargs="+", required=True, metavar="HYP",
@@ -42,9 +48,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="metric specs (default: bleu; see `mtstrata list metrics`)")
     p.add_argument("--test", nargs="+", choices=TESTS, default=list(TESTS),
                    help="bs: paired bootstrap, ar: approximate randomisation, sign: sign test")
-    p.add_argument("-n", "--resamples", type=int, default=1000,
-                   help="bootstrap resamples and randomisation trials")
-    p.add_argument("--seed", type=int, default=12345, help="random seed of the resampling")
+    p.add_argument("-n", "--resamples", type=int, default=None, metavar="N",
+                   help="bootstrap resamples and randomisation trials (default: sacreBLEU's, "
+                   "1000 resamples and 10,000 trials)")
+    p.add_argument("--seed", type=int, default=12345,
+                   help="random seed of the resampling (sacreBLEU's SACREBLEU_SEED; default "
+                   "%(default)s as there)")
     p.add_argument("--format", "-f", choices=["text", "json", "tsv"], default="text",
                    help="text: a table with a header and the signatures; json: strict JSON "
                    "records; tsv: one table with one header")
@@ -53,30 +62,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def compare_stats(metric: Any, stats: dict[str, np.ndarray], baseline: str, tests: list[str],
-                  n: int, seed: int) -> list[dict[str, Any]]:
+                  n: int | None, seed: int) -> list[dict[str, Any]]:
     """Records of every non-baseline system against ``baseline`` for one metric.
 
-    The bootstrap p-value and system interval are :func:`~mtstrata.combine.significance.
-    paired_bootstrap`'s; the difference's interval is the 2.5/97.5 percentiles of the
-    resampled differences over the same resamples (same seed, same segment draws).
+    ``bs_p_two_sided``/``bs_p_one_sided`` and the system interval are :func:`~mtstrata.
+    combine.significance.paired_bootstrap`'s (sacreBLEU's ``--paired-bs`` and Koehn's share);
+    the difference's interval is the 2.5/97.5 percentiles of the resampled differences over
+    the same resamples; ``ar_p_two_sided`` is sacreBLEU's ``--paired-ar``. ``n`` None:
+    sacreBLEU's defaults (:data:`DEFAULT_N`).
     """
     from mtstrata.combine.significance import (
         approximate_randomization,
         paired_bootstrap,
-        resample_counts,
+        resampled_scores,
         sign_test,
     )
 
+    n_bs, n_ar = (DEFAULT_N["bs"], DEFAULT_N["ar"]) if n is None else (n, n)
     score, hib = metric.score, bool(metric.higher_is_better)
     others = {s: st for s, st in stats.items() if s != baseline}
     base_st = stats[baseline]
-    bs = paired_bootstrap(score, base_st, others, n=n, seed=seed,
-                          higher_is_better=hib) if "bs" in tests else {}
-    counts = resample_counts(len(base_st), n, seed) if "bs" in tests else None
-    base_resampled = (np.array([score(r) for r in counts @ base_st])
-                      if counts is not None else None)
-    base_seg = metric.segment_scores(base_st)
+    base_seg = metric.segment_scores(base_st) if "sign" in tests else None
     base_score = float(score(base_st.sum(0)))
+    base_resampled = resampled_scores(score, base_st, n_bs, seed) if "bs" in tests else None
     out: list[dict[str, Any]] = []
     for name, st in progress.track(others.items(), f"comparing ({metric.display_name()})",
                                    unit="system"):
@@ -84,19 +92,25 @@ def compare_stats(metric: Any, stats: dict[str, np.ndarray], baseline: str, test
         r: dict[str, Any] = {"metric": metric.display_name(), "system": name,
                              "baseline": baseline, "score": value,
                              "baseline_score": base_score, "delta": value - base_score,
-                             "p_floor": 1 / (n + 1), "resamples": n, "seed": seed}
-        if name in bs and counts is not None and base_resampled is not None:
-            diff = np.array([score(x) for x in counts @ st]) - base_resampled
+                             "seed": seed}
+        if "bs" in tests:
+            bs = paired_bootstrap(score, base_st, {name: st}, n=n_bs, seed=seed,
+                                  higher_is_better=hib)
+            diff = resampled_scores(score, st, n_bs, seed) - base_resampled
             ok = diff[~np.isnan(diff)]
             low, high = np.quantile(ok, [0.025, 0.975]) if len(ok) else (math.nan, math.nan)
-            r.update(delta_low=float(low), delta_high=float(high), bs_p=bs[name].p)
+            r.update(delta_low=float(low), delta_high=float(high),
+                     bs_p_two_sided=bs[name].p_two_sided, bs_p_one_sided=bs[name].p_one_sided,
+                     bs_resamples=n_bs)
         if "ar" in tests:
-            r["ar_p"] = approximate_randomization(score, st, base_st, n=n, seed=seed).p
+            r["ar_p_two_sided"] = approximate_randomization(score, base_st, st, n=n_ar,
+                                                            seed=seed).p
+            r["ar_trials"] = n_ar
         if "sign" in tests:
             seg = metric.segment_scores(st)
             a, b = (seg, base_seg) if hib else (base_seg, seg)
             t = sign_test(a, b)
-            r.update(sign_wins=t.wins, sign_losses=t.losses, sign_p=t.p)
+            r.update(sign_wins=t.wins, sign_losses=t.losses, sign_p_two_sided=t.p)
         out.append(r)
     return out
 
@@ -109,7 +123,10 @@ def run(args: argparse.Namespace) -> int:
     refs = corpus.read_all(args.ref)
     hyps = corpus.read_all(args.input)
     corpus.check_aligned(refs, hyps)
-    check_resampling(args.resamples, args.seed, len(refs[0].lines))
+    for t in ("bs", "ar"):
+        if t in args.test:
+            check_resampling(DEFAULT_N[t] if args.resamples is None else args.resamples,
+                             args.seed, len(refs[0].lines))
     names = system_names(hyps)
     base = next((h.stem for h in hyps if args.baseline in (h.stem, h.path)), None)
     if base is None:
@@ -134,15 +151,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def p_text(p: float | None, n: int, randomisation: bool = False) -> str:
-    """A p-value, or its bound when no resample reached the observed difference."""
+def p_text(p: float | None, n: int | None = None) -> str:
+    """A p-value, or its bound ``<= 1/(n+1)`` when no draw of ``n`` reached the observed
+    difference (the smallest p the test can give)."""
     if p is None or math.isnan(p):
         return "–"
-    floor = 1 / (n + 1)
-    if randomisation and p <= floor + 1e-15:
+    if n and p <= 1 / (n + 1) + 1e-15:
         return f"<= 1/{n + 1}"
-    if not randomisation and p == 0:
-        return f"< 1/{n + 1}"
     return f"{p:.4f}"
 
 
@@ -155,26 +170,32 @@ def format_compare(records: list[dict[str, Any]]) -> str:
               "ar p", "sign +/-", "sign p"]
     rows = []
     for r in records:
-        n = int(r["resamples"])
         ci = (f"[{r['delta_low']:+.4f}, {r['delta_high']:+.4f}]" if "delta_low" in r
               and not math.isnan(r["delta_low"]) else "–")
         rows.append([
             r["metric"] + ("" if r["higher_is_better"] else " ↓"), r["system"],
             _num(r["score"]), _num(r["baseline_score"]), _num(r["delta"], "+"), ci,
-            p_text(r.get("bs_p"), n), p_text(r.get("ar_p"), n, randomisation=True),
+            p_text(r.get("bs_p_two_sided"), r.get("bs_resamples")),
+            p_text(r.get("ar_p_two_sided"), r.get("ar_trials")),
             f"{r['sign_wins']}/{r['sign_losses']}" if "sign_wins" in r else "–",
-            p_text(r.get("sign_p"), n) if "sign_p" in r else "–"])
+            p_text(r.get("sign_p_two_sided"))])
     widths = [max(len(str(x[k])) for x in [header, *rows]) for k in range(len(header))]
-    lines = [f"baseline {first['baseline']}; {first['resamples']} resamples, seed "
-             f"{first['seed']}",
+    draws = [f"{first[k]:,} {what}" for k, what in (("bs_resamples", "bootstrap resamples"),
+                                                     ("ar_trials", "randomisation trials"))
+             if k in first]
+    lines = [f"baseline {first['baseline']}; " + ", ".join([*draws, f"seed {first['seed']}"]),
              *("  ".join(str(c).ljust(w) if k < 2 else str(c).rjust(w)
                          for k, (c, w) in enumerate(zip(x, widths, strict=True)))
                for x in [header, *rows]),
              "",
-             "bs p: paired bootstrap, one-sided (the system is not better than the baseline); "
-             "ar p: approximate randomisation, two-sided; sign: segments better/worse than the "
-             "baseline, exact two-sided p; ↓: lower is better; the interval is the 2.5-97.5 "
-             "percentiles of the resampled difference (system - baseline)."]
+             "bs p: paired bootstrap, two-sided (sacreBLEU's --paired-bs); ar p: approximate "
+             "randomisation, two-sided (sacreBLEU's --paired-ar); sign: segments better/worse "
+             "than the baseline, exact two-sided p; ↓: lower is better; the interval is the "
+             "2.5-97.5 percentiles of the resampled difference (system - baseline)."]
+    if any(r["delta"] == 0 and ("bs_p_two_sided" in r or "ar_p_two_sided" in r)
+           for r in records):
+        lines.append("A zero difference gets the smallest p, as in sacreBLEU (only larger "
+                     "resampled differences count): it is no evidence of a difference.")
     sigs = list(dict.fromkeys((r["metric"], r["signature"]) for r in records))
     lines += [f"{m}: {s}" for m, s in sigs]
     return "\n".join(lines) + "\n"

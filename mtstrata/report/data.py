@@ -58,17 +58,21 @@ def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int
              ) -> list[dict[str, Any]]:
     """Per metric and system: score, bootstrap 95% interval, and the paired tests against the
     baseline, with the numbers ``mtstrata compare`` gives for the same seed (same resamples):
-    the bootstrap difference's interval and one-sided p, the randomisation's two-sided p.
+    the bootstrap difference's interval and two-sided p, the randomisation's two-sided p
+    (sacreBLEU's --paired-bs and --paired-ar).
 
     Every system's statistics are resampled once and serve its interval and its difference to
     the baseline (``compare`` resamples per comparison: same draws, same numbers).
     """
-    from mtstrata.combine.significance import approximate_randomization, resample_counts
+    from mtstrata.combine.significance import (
+        approximate_randomization,
+        bootstrap_p,
+        resample_counts,
+    )
 
     counts = resample_counts(len(run.stats[(run.systems[0], 0)]), n, seed)
     rows = []
     for i, m in enumerate(progress.track(run.metrics, "report: significance", unit="metric")):
-        sign = 1.0 if m.higher_is_better else -1.0
         stats = {s: run.stats[(s, i)] for s in run.systems}
         full = {s: float(m.score(st.sum(0))) for s, st in stats.items()}
         boot = {s: np.array([m.score(r) for r in counts @ st], dtype=float)
@@ -87,7 +91,8 @@ def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int
                 undefined = math.isnan(full[s]) or math.isnan(full[baseline])
                 row.update(
                     delta=_num(full[s] - full[baseline]), delta_ci=[_num(dlo), _num(dhi)],
-                    bs_p=None if undefined else _num(float((sign * diff <= 0).mean())),
+                    bs_p=None if undefined else _num(bootstrap_p(
+                        boot[s], boot[baseline], full[s] - full[baseline])),
                     ar_p=_num(approximate_randomization(m.score, stats[s], stats[baseline],
                                                         n=n, seed=seed).p))
             rows.append(row)
