@@ -70,7 +70,7 @@ def main() -> None:
     pb = paired_bootstrap(bleu.score, stats[names[0]], {s: stats[s] for s in names[1:]},
                           n=1000, seed=12345)
     dt = time.perf_counter() - t
-    sig = sum(r.p < 0.05 for r in pb.values())
+    sig = sum(r.p_two_sided < 0.05 for r in pb.values())
     print(f"paired bootstrap, 1000 resamples, {len(names)} systems x {len(one)} segments: "
           f"{dt:.2f} s ({sig} of {len(pb)} significantly better than {names[0]})")
 
