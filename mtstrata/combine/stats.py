@@ -26,7 +26,8 @@ for Pearson, every pair tied for Kendall, every human pair tied for accuracy), i
 **Undefined correlations are NaN; callers print them as – and write null in JSON.** Bootstrap
 leaves out resamples on which the statistic is undefined; when the statistic itself or every
 resample is undefined, the interval is (NaN, NaN). Infinite values are ordinary values for the
-rank statistics and make Pearson NaN.
+rank statistics and make Pearson NaN. Pearson is computed on standardised rows, so any finite
+scale of the scores (1e300, 1e-300) gives the same coefficient, always within [-1, 1].
 """
 
 from __future__ import annotations
@@ -60,15 +61,12 @@ def _pairs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
-    """Pearson correlation coefficient (NaN if either side is constant or n < 2)."""
+    """Pearson correlation coefficient (NaN if either side is constant, holds an infinity, or
+    n < 2), computed as :func:`_pearson_rows` does: robust to any finite scale, in [-1, 1]."""
     x, y = _pairs(x, y)
-    if x.size < 2 or x.min() == x.max() or y.min() == y.max():
+    if x.size < 2:
         return float("nan")
-    with np.errstate(invalid="ignore", over="ignore"):
-        x = x - np.mean(x)
-        y = y - np.mean(y)
-        den = np.sqrt((x * x).sum() * (y * y).sum())
-        return float((x * y).sum() / den) if den > 0 else float("nan")
+    return float(_pearson_rows(x[None, :], y[None, :])[0])
 
 
 def rankdata(x: np.ndarray) -> np.ndarray:
@@ -334,14 +332,32 @@ def bootstrap_ci(stat: Callable[[np.ndarray, np.ndarray], float], metric: np.nda
     return value, float(lo), float(hi)
 
 
+def _unit_rows(a: np.ndarray) -> np.ndarray:
+    """Each row scaled to a maximum magnitude of 1, centred, then scaled to unit length: no
+    intermediate overflows or underflows whatever the data's finite scale (scores times 1e300
+    or 1e-300 give the coefficient of the unscaled scores)."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        big = np.abs(a).max(axis=1, keepdims=True)
+        a = a / np.where(big > 0, big, 1.0)
+        a = a - a.mean(axis=1, keepdims=True)
+        norm = np.sqrt(np.einsum("ij,ij->i", a, a))[:, None]
+        return a / np.where(norm > 0, norm, 1.0)
+
+
 def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson of every row pair (NaN for a constant row, as :func:`pearson`)."""
-    const = (x.min(1) == x.max(1)) | (y.min(1) == y.max(1))
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        x = x - x.mean(axis=1, keepdims=True)
-        y = y - y.mean(axis=1, keepdims=True)
-        den = np.sqrt(np.einsum("ij,ij->i", x, x) * np.einsum("ij,ij->i", y, y))
-        return np.where((den > 0) & ~const, np.einsum("ij,ij->i", x, y) / den, np.nan)
+    """Pearson of every row pair, NaN for a row that is constant or holds an infinity.
+
+    Rows are standardised first (:func:`_unit_rows`), so the products never overflow (scipy's
+    ``pearsonr`` normalises the same way); the coefficient is clipped to [-1, 1], where it lies
+    mathematically: rounding in the last bit (1.0000000000000002) is not a correlation.
+    """
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    bad = ((x.min(1) == x.max(1)) | (y.min(1) == y.max(1))
+           | ~np.isfinite(x).all(1) | ~np.isfinite(y).all(1))
+    with np.errstate(invalid="ignore"):
+        r = np.einsum("ij,ij->i", _unit_rows(x), _unit_rows(y))
+    return np.where(bad, np.nan, np.clip(r, -1.0, 1.0))
 
 
 @dataclass(frozen=True)
