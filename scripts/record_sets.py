@@ -32,7 +32,8 @@ import numpy as np
 from mtstrata._version import __version__
 from mtstrata.combine.ulc import load_set, read_set_file
 from mtstrata.layers import AnnotationOptions
-from mtstrata.metrics.ulc import BUNDLED, SETS_DIR, member_signatures
+from mtstrata.metrics.provenance import differences, member_signatures
+from mtstrata.metrics.ulc import BUNDLED, SETS_DIR
 
 
 def _bounds(data: dict[str, object]) -> dict[str, list[tuple[str, float, float]]]:
@@ -79,20 +80,33 @@ def record(path: Path, args: argparse.Namespace) -> None:
     specs = list(combiner.metrics)
     prov = dict(data.get("provenance", {}))  # type: ignore[arg-type]
     options = AnnotationOptions(cache=args.cache, labeller=args.srl)
-    checked: list[str] = []
+    new = member_signatures(specs, options)
+    # a verification stays valid while the member's computation is the same (only mtstrata's
+    # release may differ: see mtstrata.metrics.provenance)
+    old = prov.get("signatures") if isinstance(prov.get("signatures"), dict) else {}
+    before = prov.get("recorded", {}).get("verified", {}) if isinstance(
+        prov.get("recorded"), dict) else {}
+    members = before.get("members", {})
+    if isinstance(members, list):  # the first layout: one list of pairs for every member
+        members = {s: before.get("on", []) for s in members}
+    verified = {s: on for s, on in members.items()
+                if isinstance(old.get(s), str) and s in new and not differences(old[s], new[s])}
     if args.verify:
         chosen = [s for s in specs if not args.members or s in args.members]
         verify(data, chosen, [Path(d) for d in args.verify], args)
-        checked = chosen
-    prov["signatures"] = member_signatures(specs, options)
+        on = [f"{Path(d).resolve().parent.name}/{Path(d).name}" for d in args.verify]
+        verified.update({s: on for s in chosen})
+    prov["signatures"] = new
     prov["recorded"] = {
         "mtstrata": __version__,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
         "script": "scripts/record_sets.py",
-        "verified": {"members": checked, "on": [f"{Path(d).resolve().parent.name}/"
-                                                f"{Path(d).name}" for d in args.verify]},
-        "unverified": [s for s in specs if s not in checked],
+        "labeller": args.srl,
+        # member -> the dev pairs on which its stored bounds were reproduced exactly
+        "verified": {"members": verified},
+        "unverified": [s for s in specs if s not in verified],
     }
+    checked = list(verified)
     data["provenance"] = prov
     text = json.dumps(data, indent=1, allow_nan=False)
     from mtstrata.commands._output import atomic_write

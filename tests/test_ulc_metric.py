@@ -168,15 +168,18 @@ def _rename_member(data):
     data["provenance"]["signatures"]["blue"] = data["provenance"]["signatures"].pop(old)
 
 
-def _change_version(data):
+def _change_definition(data):
+    # another definition of the member (a release alone changes nothing: the definition and
+    # provider versions say when numbers change; see tests/test_set_provenance.py)
     sigs = data["provenance"]["signatures"]
     first = next(iter(sigs))
-    sigs[first] = sigs[first].rsplit("|version:", 1)[0] + "|version:0.0.1"
+    assert "|def:1|" in sigs[first]
+    sigs[first] = sigs[first].replace("|def:1|", "|def:0|")
 
 
 @pytest.mark.parametrize(("edit", "message"), [
     (_rename_member, "unknown metric 'blue'"),
-    (_change_version, "version:0.0.1"),
+    (_change_definition, "def:0"),
     (lambda d: d["provenance"].pop("signatures"), "no member signatures"),
     (lambda d: d.update(kind="nosuchkind"), "not known to this version"),
     (lambda d: d.update(ulc=[]), "not a usable metric set"),
@@ -195,7 +198,7 @@ def test_bad_sets_exit_2_with_a_clear_message(made_set, capsys, edit, message):
 
 def test_signature_mismatch_names_member_and_both_signatures(made_set):
     _, path = made_set
-    _edit(path, _change_version)
+    _edit(path, _change_definition)
     with pytest.raises(ConfigError) as e:
         metrics.create(f"ulc:{path}")
     data = json.loads(path.read_text())

@@ -40,7 +40,7 @@ import numpy as np
 
 from mtstrata.combine.stats import pearson
 from mtstrata.combine.table import ScoreTable
-from mtstrata.combine.ulc import Norm
+from mtstrata.combine.ulc import Norm, check_bounds
 from mtstrata.errors import InputError
 
 #: the grid of ridge penalties tried by leave-one-pair-out cross-validation
@@ -119,19 +119,20 @@ def load_set(data: Mapping[str, Any], path: str) -> LearnedSet:
         prov = data.get("provenance", {})
         if not isinstance(prov, Mapping):
             raise ValueError("provenance must be an object")
-        return LearnedSet(levels["seg"], levels["sys"], prov)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        learned = LearnedSet(levels["seg"], levels["sys"], prov)
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
         raise InputError(f"not a usable learned metric set ({type(e).__name__}: {e}); pass a "
                          "JSON file written by 'mtstrata search --learned'.", path) from None
+    for lv, name in (("seg", "segment"), ("sys", "system")):
+        check_bounds(getattr(learned, lv).norms, path, name)
+    return learned
 
 
 def read_set(path: str | os.PathLike[str]) -> LearnedSet:
     """Read a learned set file directly."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        raise InputError(f"cannot read the set ({e}).", str(path)) from None
+    from mtstrata.combine.ulc import read_set_file
+
+    _, data = read_set_file(path)  # clear errors for garbled, nested or huge-number files
     if not isinstance(data, dict) or data.get("kind") != "learned":
         raise InputError("not a learned set (no \"kind\": \"learned\").", str(path))
     return load_set(data, str(path))

@@ -72,6 +72,31 @@ class Norm:
         return z if self.higher_is_better else 1.0 - z
 
 
+#: the largest normalisation bound a set may hold: no metric's scores reach it (TER, the widest
+#: of the documented ones, stays under 1e5 on plain inputs), and bounds beyond it map every
+#: score to (almost) one value
+MAX_BOUND = 1e9
+#: the narrowest span, relative to the bounds' magnitude: below it float rounding makes the
+#: normalised scores steps of noise
+MIN_RELATIVE_SPAN = 1e-9
+
+
+def check_bounds(norms: Sequence[Norm], path: str, level: str = "") -> None:
+    """Refuse normalisations that make a member (almost) a constant: equal bounds, bounds
+    beyond :data:`MAX_BOUND`, or a span lost in float rounding."""
+    for n in norms:
+        span = n.high - n.low
+        mag = max(1.0, abs(n.low), abs(n.high))
+        if max(abs(n.low), abs(n.high)) > MAX_BOUND or not math.isfinite(span) \
+                or span <= MIN_RELATIVE_SPAN * mag:
+            raise InputError(
+                f"member {n.metric!r}{f' ({level} level)' if level else ''} has the bounds "
+                f"low={n.low!r}, high={n.high!r}, which normalise every score of it to (almost) "
+                f"one value (bounds must lie within +-{MAX_BOUND:g} and differ by more than "
+                f"{MIN_RELATIVE_SPAN:g} of their size). Refit the set on dev data where the "
+                "member's scores differ (mtstrata search --out).", path)
+
+
 def fit_norm(metric: str, dev_scores: np.ndarray, higher_is_better: bool = True) -> Norm:
     """Fit the normalisation on all dev scores of a metric (every system, every pair)."""
     v = np.asarray(dev_scores, float)
@@ -142,11 +167,14 @@ class MetricSet:
         try:
             norms = tuple(Norm(**n) for n in data["ulc"])
             sys_norms = tuple(Norm(**n) for n in data.get("ulc_sys", ()))
-            return cls(norms, sys_norms, tuple(data.get("trace", ())),  # type: ignore[arg-type]
-                       data.get("provenance", {}))  # type: ignore[arg-type]
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            ms = cls(norms, sys_norms, tuple(data.get("trace", ())),  # type: ignore[arg-type]
+                     data.get("provenance", {}))  # type: ignore[arg-type]
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
             raise InputError(f"not a usable metric set ({e}); pass a JSON file written by "
                              "'mtstrata search --out'.", str(path)) from None
+        check_bounds(ms.norms, path, "segment")
+        check_bounds(ms.sys_norms, path, "system")
+        return ms
 
 
 def read_set_file(path: str | os.PathLike[str]) -> tuple[bytes, dict[str, object]]:
@@ -159,7 +187,11 @@ def read_set_file(path: str | os.PathLike[str]) -> tuple[bytes, dict[str, object
                          "by 'mtstrata search --out' (or a bundled set: -m ULC, -m ULC-lex, "
                          "-m ULC-emb).", str(path)) from None
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_int=_int)
+    except RecursionError:
+        raise InputError("not a usable metric set (its JSON is nested too deeply to be a set); "
+                         "pass a JSON file written by 'mtstrata search --out'.",
+                         str(path)) from None
     except (UnicodeDecodeError, ValueError) as e:
         raise InputError(f"not a usable metric set ({e}); pass a JSON file written by "
                          "'mtstrata search --out'.", str(path)) from None
@@ -204,6 +236,15 @@ def load_set(path: str | os.PathLike[str]) -> tuple[Combiner, str]:
 def _strict(step: Mapping[str, object]) -> dict[str, object]:
     """A trace step for strict JSON: an undefined objective value (NaN) is written as null."""
     return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in step.items()}
+
+
+def _int(text: str) -> int:
+    """An integer of a set file: at most 18 digits (nothing a set holds is larger; Python's
+    arbitrary integers would overflow the float arithmetic later)."""
+    if len(text.lstrip("-")) > 18:
+        raise ValueError(f"the integer {text[:24]}{'...' if len(text) > 24 else ''} is larger "
+                         "than any number a metric set holds")
+    return int(text)
 
 
 def _no_constant(name: str) -> float:

@@ -18,10 +18,16 @@ by ``score`` is the one ``meta`` correlates. The combination itself is the set's
 (:class:`~mtstrata.combine.ulc.Combiner`): the uniform ULC of Giménez & Màrquez (2010), or
 another kind of set (:func:`~mtstrata.combine.ulc.load_set`).
 
-A set records its members' full signatures (``provenance.signatures``); a member whose
-signature differs from what this installation computes (another mtstrata or sacreBLEU
-version, another tokenizer) is refused, naming both signatures. The ULC's own signature names
-the set and the sha256 of its file: ``ULC|set:ULC-lex|sha256:...|version:0.1.0``.
+A set records its members' full signatures (``provenance.signatures``,
+:mod:`mtstrata.metrics.provenance`): definition version, parameters, library and model
+versions, and the annotator and role labeller of the member's layers (``ann:``). A run that
+would compute a member differently (another definition, tokenizer, library version, annotator,
+model or labeller, e.g. ``--srl rules`` for a set fitted on the learned labeller's roles) is
+refused before any annotation, naming the member and both signatures: the set's own facts when
+it is built, the annotation facts when the run's plan is known (:meth:`ULCMetric.check_run`,
+called by :func:`mtstrata.scoring.compute`; ``meta`` runs the same check for ``--ulc`` sets,
+:func:`check_set`). The ULC's own signature names the set and the sha256 of its file:
+``ULC|set:ULC-lex|sha256:...|def:1|version:0.2.0``.
 
 Bundled sets (``mtstrata/data/sets``, built by ``scripts/make_sets.py``; see each file's
 ``provenance``): ``ULC`` (text and linguistic metrics, English targets), ``ULC-lex`` (text
@@ -39,9 +45,10 @@ import numpy as np
 
 from mtstrata import signature as _sig
 from mtstrata.combine.ulc import Combiner, load_set
-from mtstrata.errors import ConfigError, MtstrataError
+from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import Metric, MetricBase
+from mtstrata.metrics.provenance import build_members, check_members, plan_for
 from mtstrata.segment import Layer, Segment
 
 #: bundled sets: name -> file in mtstrata/data/sets
@@ -90,8 +97,9 @@ class ULCMetric(MetricBase):
                 f"{self.sha256}: the file changed since that number was computed. Use the "
                 "set file the signature was made with.")
         specs = tuple(combiner.metrics)
-        members = tuple(_member(spec, path) for spec in specs)
-        _check_signatures(specs, members, combiner.provenance, path)
+        members = build_members(specs, str(path))
+        # the annotation facts are checked when the run's plan is known (check_run)
+        check_members(specs, members, _saved(combiner), str(path), annotated=False)
         put = object.__setattr__
         put(self, "sha256", digest)
         put(self, "combiner", combiner)
@@ -114,6 +122,12 @@ class ULCMetric(MetricBase):
         ends = np.cumsum([0, *widths])
         put(self, "_slices", tuple(slice(int(a), int(b)) for a, b in zip(ends, ends[1:],
                                                                           strict=False)))
+
+    def check_run(self, plan: Any) -> None:
+        """Refuse a run whose annotation plan (``mtstrata.layers.Plan``, None when the run
+        annotates nothing) would compute a member differently from the set's record."""
+        check_members(self.specs, self.members, _saved(self.combiner), str(set_path(self.set)),
+                      plan)
 
     # ------------------------------------------------------------------ statistics
     def stat_names(self) -> tuple[str, ...]:
@@ -172,45 +186,28 @@ class ULCMetric(MetricBase):
         return _sig.build("ULC", self.params(), self.definition)
 
 
-def _member(spec: str, path: Path) -> Metric:
-    from mtstrata.metrics import create
-
-    if spec.lower().startswith(("ulc:", "ext:")) or spec.lower() in {k.lower() for k in BUNDLED}:
-        raise ConfigError(
-            f"the metric set {path} names {spec!r}, which this version cannot compute as a "
-            "member (external scores and nested sets are for `mtstrata meta --ulc` only). "
-            "Build the set from mtstrata metrics to use it with -m.")
-    try:
-        return create(spec)
-    except MtstrataError as e:
-        raise ConfigError(f"the metric set {path} names a metric this version cannot build: "
-                          f"{e} Rebuild the set (mtstrata search --out) with metrics from "
-                          "`mtstrata list metrics`.") from None
+def _saved(combiner: Combiner) -> object:
+    prov = combiner.provenance
+    return dict(prov["signatures"]) if isinstance(prov, Mapping) and isinstance(
+        prov.get("signatures"), Mapping) else None
 
 
-def _check_signatures(specs: Sequence[str], members: Sequence[Metric],
-                      provenance: Mapping[str, object], path: Path) -> None:
-    """Every member's saved signature must be the one this installation computes."""
-    saved = provenance.get("signatures") if isinstance(provenance, Mapping) else None
-    if not isinstance(saved, Mapping):
-        raise ConfigError(
-            f"the metric set {path} records no member signatures (provenance.signatures), so "
-            "its numbers cannot be traced; rebuild it with `mtstrata search --out`, which "
-            "records them.")
-    for spec, m in zip(specs, members, strict=True):
-        want, have = saved.get(spec), m.signature()
-        if want != have:
-            raise ConfigError(
-                f"the metric set {path} was built with member {spec!r} as {want!r}; this "
-                f"installation computes {have!r}. Its normalisation was fitted on other "
-                "numbers: rebuild the set with this version (mtstrata search --out, or "
-                "scripts/make_sets.py for the bundled sets), or install the version it names.")
+def is_set_spec(spec: str) -> bool:
+    """Whether ``spec`` names a metric set (``ulc:SET.json``, ``ULC:set=...``, a bundled set),
+    however it is spaced or cased: what a set may not hold as a member (a set naming itself
+    would recurse)."""
+    name = spec.strip().partition(":")[0].strip().lower()
+    return name == "ulc" or name in {k.lower() for k in BUNDLED}
 
 
-def member_signatures(specs: Sequence[str], options: object = None) -> dict[str, str]:
-    """The full signature of each member spec, as a set records it (``provenance.signatures``)
-    and as a run would compute it."""
-    return {spec: _member(spec, Path("(new set)")).signature() for spec in specs}
+def check_set(combiner: Combiner, path: str | Path, options: Any = None) -> None:
+    """The member check of ``-m ulc:SET`` for a set read by ``meta --ulc`` (any kind), under
+    the run's annotation ``options``. External members (``ext:``, scores read from files) are
+    not computed here, and a nested set checks its own members when it is computed."""
+    specs = [s for s in combiner.metrics
+             if not (s.strip().lower().startswith("ext:") or is_set_spec(s))]
+    members = build_members(specs, str(path))
+    check_members(specs, members, _saved(combiner), str(path), plan_for(members, options))
 
 
 def _ulc_lex() -> ULCMetric:

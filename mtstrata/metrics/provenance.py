@@ -1,0 +1,141 @@
+"""What computes a metric's numbers in a run, as one string: its *full signature*.
+
+A metric's own signature (``Metric.signature()``) names its definition, parameters and the
+libraries that compute it; in a run, the layers it reads were produced by an annotator and a
+role labeller (and, through them, models), named by the run fact ``ann:`` that
+:meth:`mtstrata.layers.Plan.signature` gives for exactly the metric's layers. The full signature
+is both, without the facts of the data (``nrefs``)::
+
+    SR-Or(*)|avg:micro|meas:jac|refs:max|def:1|ann:spacy-...+srl-learned-1|version:0.2.0
+
+Metric sets record it per member (``provenance.signatures``) and compare it with what a run
+would compute (:func:`differences`); score tables record it per metric. Two full signatures
+describe the same computation when everything but mtstrata's release (``version``) and the
+data's facts (``nrefs``) is equal: the definition version (``def``, read as 1 when absent,
+as in signatures made before 0.2.0), every parameter, every library version and the
+annotator/labeller. A release that changed a number changed a definition or a provider
+version, which these compare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mtstrata import signature as _sig
+from mtstrata.errors import ConfigError, MtstrataError
+from mtstrata.metrics.base import Metric
+from mtstrata.segment import Layer
+
+#: run facts that do not change how a number is computed
+IGNORED = frozenset({"version", "v", "nrefs"})
+
+
+def plan_for(members: Iterable[Metric], options: Any = None) -> Any:
+    """The annotation plan a run of ``members`` would use with ``options``
+    (``mtstrata.layers.AnnotationOptions``; None: the defaults), or None when no member needs
+    a layer. Cheap: no model is loaded."""
+    from mtstrata.layers import plan_run
+
+    needed: set[Layer] = set()
+    schemes: dict[Layer, str] = {}
+    for m in members:
+        needed |= set(m.requires)
+        for layer, scheme in getattr(m, "schemes", {}).items():
+            schemes.setdefault(layer, scheme)
+    return plan_run(needed, options, schemes) if needed else None
+
+
+def full_signature(m: Metric, plan: Any) -> str:
+    """``m``'s signature with the annotator/labeller of its own layers (``ann:``)."""
+    facts = {}
+    if m.requires and plan is not None:
+        facts["ann"] = plan.signature(m.requires)
+    return _sig.add_run_facts(m.signature(), **facts)
+
+
+def _key(sig: str) -> tuple[str, dict[str, str]]:
+    name, params, run = _sig.parse(sig)
+    facts = {k: v for k, v in run.items() if k not in IGNORED}
+    facts[_sig.DEF_KEY] = _sig.definition_of(run)
+    return name, {**{f"param {k}": v for k, v in params.items()}, **facts}
+
+
+def differences(saved: str, have: str) -> list[str]:
+    """How two full signatures differ in what computes the number (empty: the same
+    computation): ``['def:1 -> def:2', 'ann: missing -> spacy-...']``."""
+    (n1, a), (n2, b) = _key(saved), _key(have)
+    out = [f"name {n1} -> {n2}"] if n1 != n2 else []
+    for k in sorted(set(a) | set(b)):
+        if a.get(k) != b.get(k):
+            out.append(f"{k}:{a.get(k, '(none)')} -> {k}:{b.get(k, '(none)')}")
+    return out
+
+
+def member_signatures(specs: Sequence[str], options: Any = None) -> dict[str, str]:
+    """The full signature of each metric spec under ``options`` (what a set records)."""
+    from mtstrata.metrics import create
+
+    built = {s: create(s) for s in specs}
+    plan = plan_for(built.values(), options)
+    return {s: full_signature(m, plan) for s, m in built.items()}
+
+
+def check_members(specs: Sequence[str], members: Sequence[Metric], saved: Any, where: str,
+                  plan: Any = None, *, annotated: bool = True) -> None:
+    """Refuse members whose recorded full signature (``saved[spec]``) is not the computation
+    of this installation (with ``plan``'s annotator and labeller when ``annotated``),
+    naming the member and both signatures."""
+    if not isinstance(saved, dict):
+        raise ConfigError(
+            f"the metric set {where} records no member signatures (provenance.signatures), so "
+            "its numbers cannot be traced; rebuild it with `mtstrata search --out`, which "
+            "records them.")
+    for spec, m in zip(specs, members, strict=True):
+        want = saved.get(spec)
+        if not isinstance(want, str) or not want:
+            raise ConfigError(
+                f"the metric set {where} records no signature of its member {spec!r}; rebuild "
+                "it with `mtstrata search --out`, which records every member's.")
+        if m.requires and "|ann:" not in want:
+            raise ConfigError(
+                f"the metric set {where} was written without the annotator and role labeller "
+                f"of its member {spec!r} ({want!r}; sets of mtstrata before 0.2.0): which "
+                "annotation its numbers came from is unknown. Refit it (`mtstrata search "
+                "--out`, scripts/make_sets.py), or, after checking that its members' numbers "
+                "are unchanged, re-record it with `python scripts/record_sets.py SET.json "
+                "--verify LPDIR...` (the pairs it was fitted on).")
+        have = full_signature(m, plan) if annotated else m.signature()
+        diff = differences(want, have) if annotated else [
+            d for d in differences(want, have) if not d.startswith("ann:")]
+        if diff:
+            raise ConfigError(
+                f"the metric set {where} was built with member {spec!r} as {want!r}; this "
+                f"run computes {have!r} ({'; '.join(diff)}). Its normalisation was fitted on "
+                "other numbers: run with the annotator and role labeller it names (--annotator,"
+                " --srl), rebuild the set with this version (mtstrata search --out, or "
+                "scripts/make_sets.py for the bundled sets), or install the version it names.")
+
+
+def build_members(specs: Sequence[str], where: str) -> tuple[Metric, ...]:
+    """The members of a set, refusing specs a set cannot hold as a computed member."""
+    from mtstrata.metrics import create
+    from mtstrata.metrics.ulc import is_set_spec
+
+    out = []
+    for spec in specs:
+        if spec.strip().lower().startswith("ext:") or is_set_spec(spec):
+            raise ConfigError(
+                f"the metric set {where} names {spec!r}, which is "
+                + ("external scores" if spec.strip().lower().startswith("ext:") else
+                   "a metric set") + ", not a metric a set computes as its member (nested sets "
+                "would be computed recursively, a set naming itself without end; external "
+                "scores are read only by `mtstrata meta`). Build the set from mtstrata metrics "
+                "(`mtstrata list metrics`).")
+        try:
+            out.append(create(spec))
+        except MtstrataError as e:
+            raise ConfigError(f"the metric set {where} names a metric this version cannot "
+                              f"build: {e} Rebuild the set (mtstrata search --out) with "
+                              "metrics from `mtstrata list metrics`.") from None
+    return tuple(out)
