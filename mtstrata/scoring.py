@@ -171,6 +171,10 @@ def compute(
     texts = list(dict.fromkeys([t for s in refs for t in s]
                                + [t for h in systems.values() for t in h]))
     the_plan = plan_run(needed, annotation, schemes) if needed else None
+    for m in metrics:  # a metric set refuses, before any annotation, a plan it was not fitted on
+        check_run = getattr(m, "check_run", None)
+        if check_run is not None:
+            check_run(the_plan)
     segs, ann_sig = annotate_texts(texts, needed, annotation, the_plan)
     # the run's state: what metrics prepare from the references lives as long as the run, what
     # they derive from a system's hypotheses (shared by the metrics) as long as its turn

@@ -46,10 +46,9 @@ def expand_metrics(specs: list[str]) -> list[str]:
 def is_set_spec(spec: str) -> bool:
     """``ulc:SET.json`` or a bundled set (``ULC``, ``ULC-lex``, ``ULC-emb``): a metric set used
     as a metric."""
-    from mtstrata.metrics.ulc import BUNDLED
+    from mtstrata.metrics.ulc import is_set_spec as _is_set_spec
 
-    low = spec.strip().lower()
-    return low.startswith("ulc:") or low in {k.lower() for k in BUNDLED}
+    return _is_set_spec(spec)
 
 
 def load_tables(args: argparse.Namespace, specs: list[str]) -> list:  # type: ignore[type-arg]
@@ -111,12 +110,20 @@ def run(args: argparse.Namespace) -> int:
     progress.configure(quiet=args.quiet)
     specs = expand_metrics(args.metrics)
     # --ulc: a set of any kind (uniform, learned...) combined from the cached member columns
-    ulcs: dict[str, Combiner] = {f"ULC:{Path(path).stem}": load_set(path)[0]
-                                 for path in args.ulc}
+    from mtstrata.commands.score import annotation_options
+    from mtstrata.metrics.provenance import plan_for
+    from mtstrata.metrics.ulc import check_set
+
+    options = annotation_options(args)
+    ulcs: dict[str, Combiner] = {}
+    for path in args.ulc:  # the member check of -m ulc:SET, under this run's annotation
+        ulcs[f"ULC:{Path(path).stem}"] = combiner = load_set(path)[0]
+        check_set(combiner, path, options)
     # -m ulc:SET.json, -m ULC: the set as a metric (members' signatures checked), combined
     # from the members' cached score columns as score computes it from their statistics
     for spec in [s for s in specs if is_set_spec(s)]:
         m = metrics.create(spec)
+        m.check_run(plan_for(m.members, options))  # type: ignore[attr-defined]
         ulcs[m.display_name()] = m.combiner  # type: ignore[attr-defined]
     specs = [s for s in specs if not is_set_spec(s)]
     if not specs and not ulcs:
