@@ -236,3 +236,16 @@ def test_sets_naming_sets_are_refused_however_spaced(tmp_path, capsys, spelling)
                  f"ulc:{path}", "-q"]) == 2
     err = capsys.readouterr().err
     assert "nested sets" in err and "Traceback" not in err and "internal error" not in err
+
+
+def test_a_learned_search_records_every_members_labeller(learned_set, tmp_path):
+    """`search --learned` keeps every candidate in its provenance: the role member's record
+    names the labeller it was fitted with (and a set of that kind is checked alike)."""
+    dirs, _, cache = learned_set
+    out = tmp_path / "learned.json"
+    assert main(["search", "--learned", "--data", *map(str, dirs), "-m", *SRL_MEMBERS,
+                 "--tables", str(tmp_path / "t"), "--out", str(out), "-q", *cache,
+                 "--srl", "learned"]) == 0
+    sigs = json.loads(out.read_text())["provenance"]["signatures"]
+    assert "+srl-learned" in sigs["SR-Or(*)"] and "|ann:" not in sigs["chrf"]
+    assert _score(dirs[0], f"ulc:{out}", cache, "--srl", "rules") == 2
