@@ -102,6 +102,17 @@ def read_all(paths: Sequence[str]) -> list[TextFile]:
     return [read_text(p) for p in paths]
 
 
+def read_inputs(refs: Sequence[str], hyps: Sequence[str]) -> tuple[list[TextFile],
+                                                                   list[TextFile]]:
+    """The reference and hypothesis files of a command; standard input (``-``) may be named
+    once among all of them (``-r - -i -`` is refused as '-' given twice, before reading)."""
+    where = [f"-r {p}" for p in refs if p == "-"] + [f"-i {p}" for p in hyps if p == "-"]
+    if len(where) > 1:
+        raise InputError(f"'-' (standard input) is given twice ({' and '.join(where)}); it can "
+                         "be read only once. Give all but one of them as files.")
+    return read_all(refs), read_all(hyps)
+
+
 def check_aligned(refs: Sequence[TextFile], hyps: Sequence[TextFile]) -> int:
     """Check that every file has the same number of segments; return that number."""
     files = [*refs, *hyps]

@@ -8,6 +8,7 @@ sentence scores, details and everything in :mod:`mtstrata.combine` derive.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -211,7 +212,9 @@ def _system_stats(systems: Mapping[str, Sequence[str]], segs: dict[str, Segment]
     embedding metrics: torch's thread pools do not survive a fork, and each worker would load
     the model): those runs score in this process.
     """
-    jobs = options.jobs if options is not None else 1
+    # never more workers than the systems left to score after the first, nor than the cores
+    jobs = min(options.jobs if options is not None else 1, len(systems) - 1,
+               os.cpu_count() or 1)
     forked = (jobs > 1 and len(systems) > 2 and options is not None
               and parse_executor(options.executor)[0] == "local"
               and not any(getattr(m, "runs_model", False) for m in metrics))

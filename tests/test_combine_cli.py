@@ -225,8 +225,8 @@ def test_score_mtme_files_round_trip(tmp_path, capsys):
     assert main(["score", "-r", str(d / "ref.txt"), "-i", *files, "-m", "bleu",
                  "bleu:smooth=floor", "-f", "mtme", "--out", str(out), "--lp", "xx-en"]) == 0
     capsys.readouterr()
-    seg = read_score_file(out / "xx-en" / "bleu-ref.seg.score")
-    sys_ = read_score_file(out / "xx-en" / "bleu_smooth_floor-ref.sys.score")
+    seg = read_score_file(out / "xx-en" / "BLEU-ref.seg.score")
+    sys_ = read_score_file(out / "xx-en" / "BLEU_smooth_floor_smooth_value_0.1-ref.sys.score")
     assert set(seg) == set(SYSTEMS) and all(len(v) == 6 for v in seg.values())
     assert sys_["good"][0] > sys_["worst"][0]
     assert main(["score", "-r", str(d / "ref.txt"), "-i", *files, "-f", "mtme"]) == 2

@@ -101,17 +101,17 @@ def test_mtme_files_follow_mt_metrics_eval_naming(tmp_path, capsys):
     assert len(files) == 2 * len(specs)
     manifest = list(csv.DictReader(io.StringIO((out / "de-en" / mtme.MANIFEST).read_text(
         encoding="utf-8")), delimiter="\t"))
-    label = {m["file_name"]: m["metric"] for m in manifest}
+    label = {m["file_name"]: m["signature"] for m in manifest}
     for f in files:
         assert "nan" not in f.read_text(encoding="utf-8").lower()
         basename, refs, level = parse_mtme_name(f.name)
         assert refs == {"ref", "refB"} and level in ("seg", "sys")
         assert all(c.isalnum() or c in "._+-" for c in basename)
-        metric = label[f"{basename}-ref.refB"]
+        sig = label[f"{basename}-ref.refB"]
         scores = read_mtme_file(f)
         assert set(scores) == set(SYSTEMS)
         for system, values in scores.items():
-            rec = next(r for r in js if r["system"] == system and r["metric"] == metric)
+            rec = next(r for r in js if r["system"] == system and r["signature"] == sig)
             want = rec["segments"] if level == "seg" else [rec["score"]]
             assert values == pytest.approx(want, abs=1e-12)
 

@@ -11,24 +11,56 @@ line is ``system<WHITESPACE>score``; a segment file lists each system's scores i
 (segment 0 first); an undefined score is ``None`` (never ``nan``). mtstrata writes safe names
 (:func:`safe_name`: letters, digits and ``. + _ -`` only, so ``SP-Op(*)`` becomes
 ``SP-Op_all``) and, beside the score files, ``mtstrata-metrics.tsv`` mapping each file name to
-the metric and its signature (mt-metrics-eval reads only ``*.score`` files).
+the metric and its signatures (mt-metrics-eval reads only ``*.score`` files).
+
+**Names and the manifest.** A file is named from the metric's full spec (:func:`metric_name`):
+its display name plus every parameter that is not the default (``bleu:smooth=floor`` ->
+``BLEU_smooth_floor_smooth_value_0.1-REF``), so variants never share a file. The manifest is
+merged: a run adds or replaces its own rows and keeps the others. A file whose manifest row has
+another signature (another definition, parameters, library or annotator version), or a score
+file the manifest does not know, is never overwritten: the run is refused (exit 2) before any
+work where the signature is known then, and before writing anything otherwise. A file of the
+same signature gets this run's systems, and keeps the systems of earlier runs it does not
+score (same number of segments).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from mtstrata import signature as _sig
 from mtstrata.commands._output import atomic_write, tsv
 from mtstrata.errors import InputError
 
 LEVELS = ("sys", "domain", "doc", "seg")
 MANIFEST = "mtstrata-metrics.tsv"
+MANIFEST_COLUMNS = ["file_name", "metric", "signature", "segment_signature"]
+
+
+def metric_name(m: Any) -> str:
+    """The metric's full spec as a name: its display name, then ``:key=value,...`` for every
+    parameter whose value is not the default's (the default: the metric its display name
+    builds; for a metric whose name builds nothing, the display name alone)."""
+    from mtstrata import metrics
+
+    name = m.display_name()
+    try:
+        default = metrics.create(name)
+    except Exception:  # noqa: BLE001 - e.g. ulc:PATH sets: the name is all there is
+        return name
+    if type(default) is not type(m) or not dataclasses.is_dataclass(m):
+        return name
+    ref = dict(default.params())
+    diff = [f"{k}={v}" for k, v in m.params() if ref.get(k) != v]
+    return f"{name}:{','.join(diff)}" if diff else name
 
 
 def safe_name(name: str) -> str:
@@ -110,44 +142,147 @@ def write_scores(out_dir: str | os.PathLike[str], lp: str, name: str, refs: str,
             atomic_write(d / f"{stem}.sys.score", sys_text)]
 
 
-def write_run(out_dir: str | os.PathLike[str] | None, lp: str, run: object,
-              labels: Sequence[str], ref_paths: Sequence[str]) -> list[Path]:
-    """Write every metric of a :class:`mtstrata.scoring.Run` as MTME files.
-
-    Args:
-        out_dir: the metric-scores directory (``<out>/<lp>/`` is created).
-        lp: language pair (``de-en``), the subdirectory.
-        run: the scoring run.
-        labels: one name per metric of the run (display names, specs where those coincide).
-        ref_paths: the reference files, for the REF part of the names.
-
-    Raises:
-        InputError: no ``--out`` directory, or two metrics with the same safe name.
-    """
+def check_lp(out_dir: str | os.PathLike[str] | None, lp: str) -> None:
+    """``--out`` given and ``--lp`` a language pair (before any work)."""
     if not out_dir:
         raise InputError("--format mtme writes files: pass the directory with --out DIR.")
     if not re.fullmatch(r"[A-Za-z0-9_]+-[A-Za-z0-9_]+", lp):
-        raise InputError(f"--lp {lp!r} is not a language pair such as de-en (SRC-TGT).")
-    safe = [safe_name(x) for x in labels]
+        raise InputError(f"--lp {lp!r} is not a language pair such as de-en (SRC-TGT: letters, "
+                         "digits or _ on each side of one hyphen).")
+
+
+def file_stems(metrics_: Sequence[Any], ref_paths: Sequence[str]) -> list[str]:
+    """``<safe full name>-<REF>`` of every metric, refusing two metrics with one name."""
+    names = [metric_name(m) for m in metrics_]
+    safe = [safe_name(x) for x in names]
     clash = sorted({s for s in safe if safe.count(s) > 1})
     if clash:
-        raise InputError(f"metrics {clash} would share a file name; score them in separate "
-                         "runs or directories.")
+        who = [n for n, s in zip(names, safe, strict=True) if s == clash[0]]
+        raise InputError(f"metrics {who} would be written to one file ({clash[0]}-...): give "
+                         "each metric once (specs with the same parameters are the same "
+                         "metric), or score them in separate --out directories.")
     refs = ref_label(ref_paths)
+    return [f"{s}-{refs}" for s in safe]
+
+
+def read_manifest(directory: Path) -> dict[str, dict[str, str]]:
+    """file name -> its manifest row (empty without a manifest)."""
+    from mtstrata.corpus import read_text
+
+    path = directory / MANIFEST
+    if not path.is_file():
+        return {}
+    lines = read_text(str(path)).lines
+    header = lines[0].split("\t") if lines else []
+    if header[:3] != MANIFEST_COLUMNS[:3]:
+        raise InputError(f"not an mtstrata manifest (header {header[:3]}, expected "
+                         f"{MANIFEST_COLUMNS[:3]}); move it away or use another --out.", str(path))
+    rows = {}
+    for no, line in enumerate(lines[1:], start=2):
+        cols = line.split("\t")
+        if len(cols) < 3:
+            raise InputError("expected file_name, metric and signature separated by tabs.",
+                             str(path), no)
+        rows[cols[0]] = dict(zip(header, cols, strict=False))
+    return rows
+
+
+def _comparable(sig: str, with_ann: bool) -> str:
+    """A signature without its mtstrata ``version`` (and without ``ann`` unless asked): what
+    must match for a file to be extended."""
+    parts = [p for p in sig.split("|") if not p.startswith("version:")
+             and (with_ann or not p.startswith("ann:"))]
+    return "|".join(parts)
+
+
+def check_existing(out_dir: str | os.PathLike[str], lp: str, stems: Sequence[str],
+                   signatures: Sequence[str], *, with_ann: bool) -> None:
+    """Refuse to overwrite a score file of another signature, or one the manifest does not
+    know (exit 2, naming the file and how to proceed)."""
+    d = Path(out_dir) / lp
+    manifest = read_manifest(d)
+    for stem, sig in zip(stems, signatures, strict=True):
+        files = [d / f"{stem}.{level}.score" for level in ("seg", "sys")]
+        row = manifest.get(stem)
+        if row is None:
+            if any(f.exists() for f in files):
+                raise InputError(
+                    f"{stem}.*.score exists but {MANIFEST} does not list it, so its "
+                    "signature is unknown and it is not overwritten. Move or delete the "
+                    "file, or write to another --out directory.", str(d))
+            continue
+        if _comparable(row["signature"], with_ann) != _comparable(sig, with_ann):
+            raise InputError(
+                f"{stem}.*.score holds scores of another signature ({row['signature']}; this "
+                f"run: {sig}) and is not overwritten. Write to another --out directory, or "
+                f"delete {stem}.seg.score, {stem}.sys.score and its row in {MANIFEST} to "
+                "replace them.", str(d))
+
+
+def prepare_run(out_dir: str | os.PathLike[str] | None, lp: str, metrics_: Sequence[Any],
+                ref_paths: Sequence[str]) -> list[str]:
+    """Everything ``score --format mtme`` can check before any work: ``--out``, ``--lp``, one
+    file per metric, no file of another signature in the way (signatures without the
+    annotator's, which the run adds). Returns the file stems."""
+    check_lp(out_dir, lp)
+    stems = file_stems(metrics_, ref_paths)
+    facts = {"nrefs": str(len(ref_paths))}
+    sigs = [_sig.add_run_facts(m.signature(), **facts) for m in metrics_]
+    check_existing(out_dir, lp, stems, sigs, with_ann=False)  # type: ignore[arg-type]
+    return stems
+
+
+def _merged(path: Path, new: Mapping[str, Any], per_system: bool) -> dict[str, Any]:
+    """``new`` (system -> values) after the systems of the existing file ``path`` this run
+    does not score (same number of segments, else refused)."""
+    if not path.is_file():
+        return dict(new)
+    old = read_score_file(path)
+    n = len(next(iter(new.values()))) if per_system and new else None
+    out: dict[str, Any] = {}
+    for s, vals in old.items():
+        if s in new:
+            continue
+        if per_system and len(vals) != n:
+            raise InputError(f"system {s!r} has {len(vals)} segment scores, this run {n}: the "
+                             "file is from another test set. Write to another --out directory.",
+                             str(path))
+        out[s] = vals if per_system else vals[0]
+    return {**out, **new}
+
+
+def write_run(out_dir: str | os.PathLike[str] | None, lp: str, run: object,
+              ref_paths: Sequence[str]) -> list[Path]:
+    """Write every metric of a :class:`mtstrata.scoring.Run` as MTME files and merge the
+    manifest (see the module docstring).
+
+    Raises:
+        InputError: no ``--out`` directory, a bad ``--lp``, two metrics with one name, a file
+            of another signature in the way.
+    """
+    metrics_ = run.metrics  # type: ignore[attr-defined]
+    stems = prepare_run(out_dir, lp, metrics_, ref_paths)
+    assert out_dir is not None
+    d = Path(out_dir) / lp
+    check_existing(out_dir, lp, stems, run.signatures, with_ann=True)  # type: ignore[attr-defined]
+    manifest = read_manifest(d)
     paths: list[Path] = []
-    manifest = []
-    for i, label in enumerate(labels):
+    for i, (m, stem) in enumerate(zip(metrics_, stems, strict=True)):
         seg: dict[str, list[float]] = {}
         sys_: dict[str, float] = {}
         for s in run.systems:  # type: ignore[attr-defined]
             sc = run.score(s, i, sentence_level=True)  # type: ignore[attr-defined]
             seg[s] = sc.segments or []
             sys_[s] = sc.value
-        paths += write_scores(out_dir, lp, label, refs, seg, sys_)
-        manifest.append([f"{safe[i]}-{refs}", label,
-                         run.signatures[i]])  # type: ignore[attr-defined]
-    paths.append(atomic_write(Path(out_dir) / lp / MANIFEST,
-                              tsv(["file_name", "metric", "signature"], manifest)))
+        seg = _merged(d / f"{stem}.seg.score", seg, True)
+        sys_ = _merged(d / f"{stem}.sys.score", sys_, False)
+        paths += write_scores(out_dir, lp, stem.rpartition("-")[0], stem.rpartition("-")[2],
+                              seg, sys_)
+        manifest[stem] = {"file_name": stem, "metric": metric_name(m),
+                          "signature": run.signatures[i],  # type: ignore[attr-defined]
+                          "segment_signature": run.segment_signature(i)}  # type: ignore[attr-defined]
+    rows = [[r.get(c, "") for c in MANIFEST_COLUMNS] for _, r in sorted(manifest.items())]
+    paths.append(atomic_write(d / MANIFEST, tsv(MANIFEST_COLUMNS, rows)))
     return paths
 
 

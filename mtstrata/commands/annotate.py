@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "annotate", formatter_class=Formatter, help="annotate files into the annotation cache",
         description="Annotate every distinct line of the files with the given layers and store "
         "the result in the cache, so that later `mtstrata score` runs read it instead.")
-    p.add_argument("-i", "--input", nargs="+", required=True, metavar="FILE",
+    p.add_argument("-i", "--input", nargs="+", action="extend", required=True, metavar="FILE",
                    help="text files, one segment per line ('-' reads standard input)")
     what = p.add_mutually_exclusive_group()
     what.add_argument("-m", "--metrics", nargs="+", metavar="METRIC",

@@ -40,8 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "baseline (Koehn's one-sided figure).")
     p.add_argument("-r", "--ref", action="append", required=True, metavar="REF",
                    help="a reference file (repeat for several references)")
-    p.add_argument("-i", "--input", nargs="+", required=True, metavar="HYP",
-                   help="hypothesis files, one per system (named by the file stem)")
+    p.add_argument("-i", "--input", nargs="+", action="extend", required=True, metavar="HYP",
+                   help="hypothesis files, one per system (named by the file stem; repeat -i "
+                   "to add more)")
     p.add_argument("-b", "--baseline", required=True, metavar="SYSTEM",
                    help="the baseline: a system name (file stem) or one of the -i files")
     p.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="METRIC",
@@ -120,8 +121,7 @@ def run(args: argparse.Namespace) -> int:
 
     progress.configure(quiet=args.quiet)
     built = [metrics.create(spec) for spec in (args.metrics or ["bleu"])]
-    refs = corpus.read_all(args.ref)
-    hyps = corpus.read_all(args.input)
+    refs, hyps = corpus.read_inputs(args.ref, args.input)
     corpus.check_aligned(refs, hyps)
     for t in ("bs", "ar"):
         if t in args.test:

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "highlighting what matches the reference layer by layer, and the provenance.")
     p.add_argument("-r", "--ref", action="append", required=True, metavar="REF",
                    help="a reference file (repeat for several references)")
-    p.add_argument("-i", "--input", nargs="+", required=True, metavar="HYP",
+    p.add_argument("-i", "--input", nargs="+", action="extend", required=True, metavar="HYP",
                    help="hypothesis files, one per system (named by the file stem)")
     p.add_argument("-b", "--baseline", metavar="SYSTEM",
                    help="the system the others are compared with (default: the first -i)")
@@ -61,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     progress.configure(quiet=args.quiet)
     check_writable(args.out)  # before any work
-    refs = corpus.read_all(args.ref)
-    hyps = corpus.read_all(args.input)
+    refs, hyps = corpus.read_inputs(args.ref, args.input)
     corpus.check_aligned(refs, hyps)
     names = system_names(hyps)
     base = names[0] if args.baseline is None else next(

@@ -14,7 +14,7 @@ from mtstrata import corpus, metrics, progress, scoring
 from mtstrata.cli import warn
 from mtstrata.commands import _output
 from mtstrata.commands._help import Formatter
-from mtstrata.errors import InputError
+from mtstrata.errors import ConfigError, InputError
 from mtstrata.layers import AnnotationOptions
 from mtstrata.metrics.base import Score
 
@@ -30,27 +30,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("-r", "--ref", action="append", required=True, metavar="REF",
                    help="a reference file (repeat for several references)")
-    p.add_argument("-i", "--input", nargs="+", required=True, metavar="HYP",
-                   help="hypothesis files, one per system")
+    p.add_argument("-i", "--input", nargs="+", action="extend", required=True, metavar="HYP",
+                   help="hypothesis files, one per system (repeat -i to add more)")
     p.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="METRIC",
                    help="metric specs, e.g. bleu 'bleu:smooth=exp' chrf ter "
                    "(default: bleu; see `mtstrata list metrics`)")
     p.add_argument("--format", "-f", choices=["text", "json", "tsv", "mtme"], default="text",
                    help="text: a table and the signatures; json: strict JSON (null where "
                    "undefined); tsv: one table, one header (level sys|seg, segments from 0); "
-                   "mtme: mt-metrics-eval files <out>/<lp>/<NAME>-<REF>.{seg,sys}.score")
-    p.add_argument("--out", metavar="DIR", help="output directory of --format mtme")
-    p.add_argument("--lp", default="xx-yy",
-                   help="language pair (SRC-TGT) of --format mtme: the subdirectory of --out")
+                   "mtme: mt-metrics-eval files <out>/<lp>/<NAME>-<REF>.{seg,sys}.score, NAME "
+                   "the metric's full spec, and the manifest mtstrata-metrics.tsv (merged)")
+    p.add_argument("--out", metavar="DIR", help="output directory of --format mtme (only)")
+    p.add_argument("--lp", default=None,
+                   help="language pair (SRC-TGT) of --format mtme: the subdirectory of --out "
+                   "(default: xx-yy)")
     p.add_argument("--sentence-level", action="store_true",
                    help="also output the score of every segment")
     p.add_argument("--confidence", action="store_true",
                    help="bootstrap 95%% confidence interval of every system's score, as "
                    "sacreBLEU's --confidence: the mean of the resampled scores ± half the "
                    "width of their 2.5-97.5 percentile range")
-    p.add_argument("--confidence-n", type=int, default=1000, metavar="N",
-                   help="bootstrap resamples of --confidence")
-    p.add_argument("--seed", type=int, default=12345, help="random seed of --confidence")
+    p.add_argument("--confidence-n", type=int, default=None, metavar="N",
+                   help="bootstrap resamples of --confidence (default: 1000)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="random seed of --confidence (default: 12345, sacreBLEU's)")
     p.add_argument("--details", action="store_true",
                    help="also output per-type values for error analysis (e.g. SP-Op(NN))")
     add_annotation_options(p)
@@ -84,7 +87,7 @@ def add_annotation_options(p: argparse.ArgumentParser, quiet: bool = True) -> No
                    help="annotation cache file (default: $XDG_CACHE_HOME/mtstrata/"
                    "annotations.sqlite)")
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    g.add_argument("--jobs", type=int, default=1,
+    g.add_argument("--jobs", type=jobs_option, default=1,
                    help="annotation worker processes (a local pool, or Dask workers with "
                    "--executor dask), each with its own model; default: %(default)s")
     g.add_argument("--executor", default="local", metavar="local|dask|dask:ADDRESS",
@@ -95,6 +98,22 @@ def add_annotation_options(p: argparse.ArgumentParser, quiet: bool = True) -> No
     if quiet:
         g.add_argument("--quiet", "-q", action="store_true",
                        help="no progress display and no annotation summary")
+
+
+def jobs_option(text: str) -> int:
+    """``--jobs N`` of every command: an integer 1..MAX_JOBS, checked as the option is read
+    (a usage error, exit 2, before any work)."""
+    from mtstrata.layers.executors import check_jobs
+
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of processes") from None
+    try:
+        check_jobs(jobs)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return jobs
 
 
 def annotation_options(args: argparse.Namespace) -> AnnotationOptions:
@@ -110,17 +129,46 @@ def annotation_options(args: argparse.Namespace) -> AnnotationOptions:
     )
 
 
+def check_modes(args: argparse.Namespace) -> None:
+    """Refuse options that do nothing with the options they come with (exit 2, before any
+    work): ``--out``/``--lp`` without ``--format mtme``; ``--confidence``, ``--details`` and
+    ``--sentence-level`` with it (its files hold segment and system scores only);
+    ``--confidence-n``/``--seed`` without ``--confidence``."""
+    mtme = args.format == "mtme"
+    useless = []
+    if not mtme:
+        useless += [f"{o} (it belongs to --format mtme)" for o, v in
+                    (("--out", args.out), ("--lp", args.lp)) if v is not None]
+    else:
+        useless += [f"{o} (--format mtme writes segment and system scores only)" for o, v in
+                    (("--confidence", args.confidence), ("--details", args.details),
+                     ("--sentence-level", args.sentence_level)) if v]
+    if not args.confidence:
+        useless += [f"{o} (it belongs to --confidence)" for o, v in
+                    (("--confidence-n", args.confidence_n), ("--seed", args.seed))
+                    if v is not None]
+    if useless:
+        raise ConfigError("options that do nothing here: " + "; ".join(useless)
+                          + ". Leave them out, or add the option they belong to.")
+
+
 def run(args: argparse.Namespace) -> int:
     progress.configure(quiet=args.quiet)
+    check_modes(args)
     built = [metrics.create(spec) for spec in (args.metrics or DEFAULT_METRICS)]
-    refs = corpus.read_all(args.ref)
-    hyps = corpus.read_all(args.input)
+    refs, hyps = corpus.read_inputs(args.ref, args.input)
     corpus.check_aligned(refs, hyps)
     system_names(hyps)
+    n_boot = 1000 if args.confidence_n is None else args.confidence_n
+    seed = 12345 if args.seed is None else args.seed
     if args.confidence:
         from mtstrata.combine.significance import check_resampling
 
-        check_resampling(args.confidence_n, args.seed, len(refs[0].lines))
+        check_resampling(n_boot, seed, len(refs[0].lines))
+    if args.format == "mtme":
+        from mtstrata.combine.mtme import prepare_run
+
+        prepare_run(args.out, "xx-yy" if args.lp is None else args.lp, built, args.ref)
     msg = corpus.empty_line_warning([*refs, *hyps])
     if msg:
         warn(msg)
@@ -137,12 +185,12 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "mtme":
         from mtstrata.combine.mtme import write_run
 
-        for path in write_run(args.out, args.lp, result, labels, args.ref):
+        for path in write_run(args.out, "xx-yy" if args.lp is None else args.lp, result, args.ref):
             print(path)
         return 0
     scores = result.scores(sentence_level=args.sentence_level, details=args.details)
     if args.confidence:
-        scores = with_confidence(result, scores, args.confidence_n, args.seed)
+        scores = with_confidence(result, scores, n_boot, seed)
     scores = [dataclasses.replace(s, metric=labels[k % len(built)]) for k, s in enumerate(scores)]
     # segment scores may have a signature of their own (BLEU's are sentence BLEU, eff:yes)
     seg_sigs = {labels[i]: result.segment_signature(i) for i in range(len(built))
@@ -150,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
     out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](
         scores, seg_sigs)
     if args.confidence and args.format == "text":
-        out += (f"μ ± : mean of {args.confidence_n} bootstrap resamples (seed {args.seed}) ± half "
+        out += (f"μ ± : mean of {n_boot} bootstrap resamples (seed {seed}) ± half "
                 "the width of their 95% interval, as sacreBLEU's --confidence\n")
     sys.stdout.write(out)
     return 0
