@@ -151,11 +151,12 @@ def test_meta_json_records(tmp_path, capsys):
     by = {(r["lp"], r["metric"], r["level"], r["statistic"]): r for r in recs}
     # systems are ordered alike by both metrics and the humans (corpus BLEU ties bad and
     # worst at 0, so it is not used here): perfect rank statistics
-    for m in ("chrf", "wer"):
+    for m in ("chrF", "WER"):  # canonical names, not the specs typed
         assert by[("xx-en", m, "sys", "kendall")]["value"] == pytest.approx(1.0)
         assert by[("xx-en", m, "sys", "accuracy")]["value"] == pytest.approx(1.0)
         assert by[("avg", m, "sys", "kendall")]["value"] == pytest.approx(1.0)
-    assert by[("xx-en", "chrf", "sys", "pearson")]["seed"] == 12345
+    assert by[("xx-en", "chrF", "sys", "pearson")]["seed"] == 12345
+    assert all(r["signature"].startswith(r["metric"] + "|") for r in recs)  # every record
 
 
 def test_meta_undefined_correlation_is_null_and_dash(tmp_path, capsys):
@@ -401,8 +402,12 @@ def test_degenerate_corpora_give_undefined_not_tracebacks(tmp_path, capsys, keep
     recs = json.loads(capsys.readouterr().out)
     assert any(r["value"] is None for r in recs)
     assert main(["meta", "--data", str(d), "-m", "bleu", "--tables", t, "-q"]) == 0
+    # one judged system: no candidate has a defined objective; search says so (exit 2)
     assert main(["search", "--data", str(d), "-m", "bleu", "wer", "--tables", t, "-q",
-                 "--mode", "reference", "--out", str(tmp_path / "s.json")]) == 0
+                 "--mode", "reference", "--out", str(tmp_path / "s.json")]) == (
+        2 if len(keep) == 1 else 0)
+    if len(keep) == 1:
+        assert "no candidate metric has a defined sys_pearson" in capsys.readouterr().err
     assert main(["audit", "--data", str(d), "-m", "bleu", "-n", "20"]) == 0
     err = capsys.readouterr().err
     assert "Traceback" not in err and "internal error" not in err

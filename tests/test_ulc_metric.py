@@ -30,13 +30,14 @@ def made_set(tmp_path):
 
     from mtstrata._version import __version__
     from mtstrata.combine.search import _cache, fit_on
+    from mtstrata.commands.search import set_signatures
 
     dirs = [_corpus(tmp_path, n) for n in ("aa-en", "bb-en")]
     tables = [cached_table(d, MEMBERS, tmp_path / "t") for d in dirs]
     ms = fit_on([_cache(t, MEMBERS) for t in tables], MEMBERS,
                 {m: tables[0].higher[m] for m in MEMBERS})
     ms = dataclasses.replace(ms, provenance={
-        "mtstrata": __version__, "signatures": {m: tables[0].signatures[m] for m in MEMBERS}})
+        "mtstrata": __version__, "signatures": set_signatures(tables[0], MEMBERS)})
     out = tmp_path / "set.json"
     ms.save(out)
     return dirs, out

@@ -139,8 +139,14 @@ def read_dev_corpus(directory: str | os.PathLike[str], *, only_scored: bool = Tr
         for no, cols in _tsv(seg_path, 3):
             name = cols[0]
             if name not in systems:
-                raise InputError(f"unknown system {name!r}: not in sys/; fix the name.",
-                                 str(seg_path), no)
+                if (sys_dir / f"{name}.txt").is_file():
+                    raise InputError(
+                        f"system {name!r} has segment scores and an output (sys/{name}.txt) "
+                        f"but no row in {scores_path.name}; add its system-level human score "
+                        f"there ({name}<TAB>score), or remove its rows from {seg_path.name}.",
+                        str(seg_path), no)
+                raise InputError(f"unknown system {name!r}: there is no sys/{name}.txt; fix "
+                                 "the name, or add the output.", str(seg_path), no)
             try:
                 idx = int(cols[1])
             except ValueError:

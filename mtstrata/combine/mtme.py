@@ -105,7 +105,8 @@ def parse_file_name(filename: str | os.PathLike[str]) -> tuple[str, tuple[str, .
 
 
 def read_score_file(path: str | os.PathLike[str]) -> dict[str, list[float]]:
-    """system -> scores in file order (``None`` and non-finite values as NaN)."""
+    """system -> scores in file order (``None`` as NaN; ``inf``, ``nan`` are refused with the
+    file and line)."""
     from mtstrata.corpus import read_text
 
     p = Path(path)
@@ -119,6 +120,11 @@ def read_score_file(path: str | os.PathLike[str]) -> dict[str, list[float]]:
             value = math.nan if cols[1] == "None" else float(cols[1])
         except ValueError:
             raise InputError(f"{cols[1]!r} is not a number (or None).", str(p), no) from None
+        if cols[1] != "None" and not math.isfinite(value):
+            # one inf poisons a correlation; a NaN spelled otherwise than None is a damaged file
+            raise InputError(f"{cols[1]!r} is not a finite score; write a finite number, or "
+                             "None for an undefined score (mt-metrics-eval's spelling).",
+                             str(p), no)
         out.setdefault(cols[0], []).append(value)
     return out
 

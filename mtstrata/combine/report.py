@@ -1,10 +1,14 @@
 """Meta-evaluation records of metrics (and saved ULC sets) on score tables.
 
 One record per (language pair, metric, level, statistic): ``{"lp", "metric", "level",
-"statistic", "value"}``, plus ``"low"``, ``"high"``, ``"seed"``, ``"n"`` for statistics with a
-percentile bootstrap interval. Correlations of lower-is-better metrics (WER, TER)
-are computed on the negated score, so for every metric a positive value means agreement with the
-humans. ``lp == "avg"`` rows average a statistic over the language pairs that have it.
+"statistic", "value", "signature"}``, plus ``"low"``, ``"high"``, ``"seed"``, ``"n"`` for
+statistics with a percentile bootstrap interval. ``metric`` is the canonical name
+(:mod:`mtstrata.combine.names`), ``signature`` the metric's full signature on that pair (an
+``avg`` row: the one signature of its pairs, or the list of them when the pairs differ, e.g.
+in their number of references or, for external scores, their files). Correlations of
+lower-is-better metrics (WER, TER) are computed on the negated score, so for every metric a
+positive value means agreement with the humans. ``lp == "avg"`` rows average a statistic over
+the language pairs that have it.
 
 Levels and statistics:
 
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -51,6 +55,8 @@ class Correlation:
     seed: int | None = None
     n: int | None = None  # resamples
     pairs: int | None = None
+    #: the metric's signature (avg rows: a tuple when the pairs' signatures differ)
+    signature: str | tuple[str, ...] | None = None
 
     @property
     def defined(self) -> bool:
@@ -66,6 +72,8 @@ class Correlation:
                 continue
             if isinstance(v, float) and math.isnan(v):
                 v = None
+            if isinstance(v, tuple):
+                v = list(v)
             if v is not None or f.name == "value":
                 out[f.name] = v
         return out
@@ -85,21 +93,30 @@ def metric_arrays(table: ScoreTable, metric: str, ulc: Combiner | None = None
 
 
 def table_records(table: ScoreTable, metrics: Sequence[str], ulcs: dict[str, Combiner] | None
-                  = None, *, n: int = 1000, seed: int = 12345) -> list[Correlation]:
-    """Records of every metric (and every named ULC set) on one table."""
+                  = None, *, n: int = 1000, seed: int = 12345,
+                  names: Mapping[str, str] | None = None,
+                  signatures: Mapping[str, str] | None = None) -> list[Correlation]:
+    """Records of every metric (and every named ULC set) on one table.
+
+    ``names`` maps a metric's table key (its spec) to the name its records carry (default:
+    the key); ``signatures`` maps a record name to its signature (default: the table's
+    signature of the key).
+    """
     out: list[Correlation] = []
-    items: list[tuple[str, Combiner | None]] = [(m, None) for m in metrics]
-    items += list((ulcs or {}).items())
-    for name, ulc in items:
-        sys_, judged = metric_arrays(table, name, ulc)
+    items: list[tuple[str, str, Combiner | None]] = [
+        (m, (names or {}).get(m, m), None) for m in metrics]
+    items += [(k, k, c) for k, c in (ulcs or {}).items()]
+    for key, name, ulc in items:
+        sys_, judged = metric_arrays(table, key, ulc)
+        sig = (signatures or {}).get(name, table.signatures.get(key))
         h = table.sys_human
 
         def rec(level: str, stat: str, value: float, ci: tuple[float, float] | None = None,
-                name: str = name) -> None:
+                name: str = name, sig: str | None = sig) -> None:
             lo, hi = ci if ci is not None else (None, None)
             out.append(Correlation(table.lp, name, level, stat, float(value), lo, hi,
                                    seed if ci is not None else None,
-                                   n if ci is not None else None))
+                                   n if ci is not None else None, signature=sig))
 
         def rec_pearson(level: str, x: np.ndarray, y: np.ndarray) -> None:
             if n:  # with a seeded percentile bootstrap interval
@@ -123,12 +140,55 @@ def table_records(table: ScoreTable, metrics: Sequence[str], ulcs: dict[str, Com
 def with_average(records: Sequence[Correlation]) -> list[Correlation]:
     """The records plus ``lp="avg"`` rows (mean of each metric/level/statistic over pairs)."""
     acc: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    sigs: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for r in records:
         if r.defined:
             acc[(r.metric, r.level, r.statistic)].append(r.value)
-    avg = [Correlation("avg", m, lv, s, float(np.mean(v)), pairs=len(v))
+            if isinstance(r.signature, str):
+                sigs[(r.metric, r.level, r.statistic)].append(r.signature)
+    avg = [Correlation("avg", m, lv, s, float(np.mean(v)), pairs=len(v),
+                       signature=_one_or_all(sigs[(m, lv, s)]))
            for (m, lv, s), v in acc.items()]
     return [*records, *avg]
+
+
+def _one_or_all(sigs: Sequence[str]) -> str | tuple[str, ...] | None:
+    distinct = tuple(dict.fromkeys(sigs))
+    return None if not distinct else distinct[0] if len(distinct) == 1 else distinct
+
+
+def signature_lines(records: Sequence[Correlation]) -> list[str]:
+    """``metric  signature`` for each metric of per-pair records (``metric [lp]  signature``
+    where a metric's signature differs between pairs)."""
+    per: dict[str, dict[str, list[str]]] = {}
+    for r in records:
+        if r.lp != "avg" and isinstance(r.signature, str):
+            lps = per.setdefault(r.metric, {}).setdefault(r.signature, [])
+            if r.lp not in lps:
+                lps.append(r.lp)
+    rows = []
+    for metric, by_sig in per.items():
+        for sig, lps in by_sig.items():
+            rows.append((metric if len(by_sig) == 1 else f"{metric} [{','.join(lps)}]", sig))
+    width = max((len(label) for label, _ in rows), default=0)
+    return [f"{label.ljust(width)}  {sig}" for label, sig in rows]
+
+
+TSV_COLUMNS = ("lp", "metric", "level", "statistic", "value", "low", "high", "seed", "n",
+               "pairs", "signature")
+
+
+def format_tsv(records: Sequence[Correlation]) -> str:
+    """One record a line (:data:`TSV_COLUMNS`); undefined numbers are empty cells; an ``avg``
+    row whose pairs differ in signature lists them separated by `` ; ``."""
+    from mtstrata.commands._output import tsv
+
+    rows = []
+    for r in records:
+        sig = " ; ".join(r.signature) if isinstance(r.signature, tuple) else r.signature
+        rows.append([r.lp, r.metric, r.level, r.statistic, r.value, r.low, r.high, r.seed,
+                     r.n, r.pairs, sig])
+    return tsv(list(TSV_COLUMNS), rows)
 
 
 def format_records(records: Sequence[Correlation]) -> str:
@@ -148,4 +208,7 @@ def format_records(records: Sequence[Correlation]) -> str:
     seeds = {r.seed for r in records if r.seed is not None}
     if seeds:
         lines.append(f"\n[low,high]: 95% percentile bootstrap, seed {seeds.pop()}")
+    sigs = signature_lines(records)
+    if sigs:
+        lines += ["", "signatures:", *(f"  {x}" for x in sigs)]
     return "\n".join(lines) + "\n"

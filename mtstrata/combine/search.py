@@ -15,7 +15,7 @@ judged segment scores and the min/max of the segment scores are touched.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,6 +86,9 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
         missing = [m for m in candidates if m not in t.sys_scores]
         if missing:
             raise InputError(f"score table of {t.lp} lacks metrics {missing}; rebuild it.")
+    if not (folds == 0 or 2 <= folds <= len(tables)):
+        raise InputError(f"folds must be 0 (leave one pair out) or 2..{len(tables)} (the "
+                         f"number of dev pairs), not {folds}.")
     caches = [_cache(t, candidates) for t in tables]
     higher = {m: tables[0].higher[m] for m in candidates}
 
@@ -105,6 +108,8 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
         return float(np.mean(vals))
 
     trace: list[dict[str, object]] = []
+    if mode in ("reference", "forward-backward"):
+        _check_defined(candidates, train, objective)
     if mode == "reference":
         single = sorted(candidates, key=lambda m: -train([m]))
         chosen, best = [single[0]], train([single[0]])
@@ -151,10 +156,24 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
     return MetricSet(ms.norms, ms.sys_norms, tuple(trace))
 
 
-def format_trace(ms: MetricSet) -> str:
-    """The search trace as printable lines."""
+def _check_defined(candidates: Sequence[str], train: object, objective: str) -> None:
+    """Refuse a search in which no candidate alone has a defined objective on the dev pairs:
+    every comparison would be between undefined numbers, and any set it returned arbitrary."""
+    if all(np.isnan(train([m])) for m in candidates):  # type: ignore[operator]
+        raise InputError(
+            f"no candidate metric has a defined {objective} on the dev pairs: every "
+            "correlation is undefined (constant human or metric scores, fewer than two judged "
+            "systems" + (", or no segment-level human scores" if objective.startswith("seg")
+                         else "") + "). Add judged systems or pairs, or choose another "
+            "--objective.")
+
+
+def format_trace(ms: MetricSet, names: Mapping[str, str] | None = None) -> str:
+    """The search trace as printable lines (metrics under ``names``: spec -> display name)."""
+    names = names or {}
     lines = [f"{'action':8} {'metric':30} {'train':>8} {'held-out':>9}"]
     for t in ms.trace:
-        lines.append(f"{t['action']!s:8} {t['metric']!s:30} {float(t['train']):8.4f} "  # type: ignore[arg-type]
+        metric = names.get(str(t["metric"]), str(t["metric"]))
+        lines.append(f"{t['action']!s:8} {metric:30} {float(t['train']):8.4f} "  # type: ignore[arg-type]
                      f"{float(t['held_out']):9.4f}")  # type: ignore[arg-type]
     return "\n".join(lines)

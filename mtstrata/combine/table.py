@@ -72,6 +72,8 @@ class ScoreTable:
     content: str = ""  # sha256 of the corpus the table was computed on (the cache key)
     #: metric -> names of its statistic columns (the raw statistics build_table returns)
     stat_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: number of references of the corpus (a run fact of the signatures)
+    nrefs: int = 0
 
     @classmethod
     def from_corpus(cls, corpus: DevCorpus) -> ScoreTable:
@@ -82,7 +84,8 @@ class ScoreTable:
         return cls(corpus.lp, names, np.array([corpus.sys_human[n] for n in names]),
                    np.array([pos[r[0]] for r in rows], dtype=int),
                    np.array([r[1] for r in rows], dtype=int),
-                   np.array([r[2] for r in rows], dtype=float), content=corpus_hash(corpus))
+                   np.array([r[2] for r in rows], dtype=float), content=corpus_hash(corpus),
+                   nrefs=len(corpus.refs))
 
     def add(self, name: str, sys_scores: np.ndarray, seg_scores: np.ndarray,
             higher_is_better: bool) -> None:
@@ -408,4 +411,5 @@ def cached_table(lp_dir: str | os.PathLike[str], specs: Sequence[str],
                     if spec in current.stat_names:
                         table.stat_names[spec] = current.stat_names[spec]
             save_table(table, path)
+    table.nrefs = len(corpus.refs)
     return table

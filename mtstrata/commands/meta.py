@@ -6,10 +6,14 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mtstrata import progress
 from mtstrata.commands import _output
 from mtstrata.commands._help import Formatter
+
+if TYPE_CHECKING:
+    from mtstrata.combine.ulc import Combiner
 
 
 def add_data_options(p: argparse.ArgumentParser) -> None:
@@ -51,34 +55,91 @@ def is_set_spec(spec: str) -> bool:
     return _is_set_spec(spec)
 
 
+def read_corpora(dirs: list[str]) -> list:  # type: ignore[type-arg]
+    """Every ``--data`` directory read and validated, before any work; the same directory
+    twice, or two pairs of one name, are refused: each would be one row counted twice in the
+    averages, or a held-out pair that is also a training pair."""
+    from mtstrata.combine.data import read_dev_corpus
+    from mtstrata.errors import InputError
+
+    corpora = [read_dev_corpus(d) for d in dirs]
+    seen: dict[object, str] = {}
+    for d, c in zip(dirs, corpora, strict=True):
+        for key, what in ((Path(d).resolve(), "is given twice"),
+                          (("lp", c.lp), "has the same pair name as")):
+            if key in seen:
+                raise InputError(
+                    f"--data {d} {what} {seen[key]}: its rows would be counted twice in the "
+                    "averages (and a search would score held-out on a training pair). Give each "
+                    "pair once; evaluate pairs of the same name from different datasets in "
+                    "separate runs.")
+            seen[key] = d
+    return corpora
+
+
+def metric_names(specs: list[str]) -> dict[str, str]:
+    """spec -> canonical name (:mod:`mtstrata.combine.names`), one spec per name: a second
+    spelling of the same metric is dropped, two external metrics of one name are refused."""
+    from mtstrata import metrics
+    from mtstrata.combine.mtme import is_external
+    from mtstrata.combine.names import canonical_name, external_name
+    from mtstrata.errors import InputError
+
+    out: dict[str, str] = {}
+    for spec in specs:
+        name = external_name(spec) if is_external(spec) else canonical_name(metrics.create(spec))
+        other = next((s for s, n in out.items() if n == name), None)
+        if other is not None and is_external(spec):
+            raise InputError(f"-m {other} and -m {spec} are both named {name}; rename one "
+                             "of the score files (NAME-REF.seg.score) or evaluate them in "
+                             "separate runs.")
+        if other is None:
+            out[spec] = name
+    return out
+
+
+def external_columns(specs: list[str], corpora: list) -> dict[str, list]:  # type: ignore[type-arg]
+    """spec -> per corpus (system scores, segment scores, signature) of every ``ext:`` spec:
+    every file read and checked (existence, format, systems, segment counts, finite values)
+    before any score table is built."""
+    from mtstrata.combine.mtme import external_scores, is_external
+    from mtstrata.combine.names import external_signature
+
+    out: dict[str, list] = {}  # type: ignore[type-arg]
+    for spec in (s for s in specs if is_external(s)):
+        cols = []
+        for c in corpora:
+            sys_s, seg_s, path = external_scores(spec, c.lp, list(c.systems), c.n_segments)
+            cols.append((sys_s, seg_s, external_signature(spec, path)))
+        out[spec] = cols
+    return out
+
+
 def load_tables(args: argparse.Namespace, specs: list[str]) -> list:  # type: ignore[type-arg]
     """Cached score tables of every ``--data`` directory holding ``specs``; external metrics
-    (``ext:DIR/NAME``) are read from their score files into each table (never cached)."""
-    from mtstrata.combine.data import read_dev_corpus
-    from mtstrata.combine.mtme import external_scores, is_external
+    (``ext:DIR/NAME``) are read from their score files into each table (never cached). Every
+    input (directories, external files) is checked before any table is built."""
+    from mtstrata.combine.mtme import is_external
     from mtstrata.combine.table import cached_table
+    from mtstrata.commands.score import annotation_options
 
     def computing(lp: str, todo: list[str]) -> None:
         if not getattr(args, "quiet", False):
             logging.getLogger("mtstrata").info("%s: computing %d metric(s) into %s", lp,
                                                len(todo), args.tables)
 
+    corpora = read_corpora(args.data)
+    external = external_columns(specs, corpora)
     ours = [s for s in specs if not is_external(s)]
-    from mtstrata.commands.score import annotation_options
-
     options = annotation_options(args)
-    tables = [cached_table(d, ours, args.tables, options, on_compute=computing)
-              for d in progress.track(args.data, "score tables", unit="pair")]
-    for d, t in zip(args.data, tables, strict=True):
-        if not any(is_external(s) for s in specs):
-            break
-        n_seg = (int(t.seg_scores[ours[0]].shape[1]) if ours
-                 else read_dev_corpus(d).n_segments)
-        for spec in specs:
-            if is_external(spec):
-                sys_scores, seg_scores, path = external_scores(spec, t.lp, t.systems, n_seg)
-                t.add(spec, sys_scores, seg_scores, True)
-                t.signatures[spec] = f"external|file:{path}"
+    tables = [cached_table(d, ours, args.tables, options, on_compute=computing, corpus=c)
+              for d, c in progress.track(list(zip(args.data, corpora, strict=True)),
+                                         "score tables", unit="pair")]
+    for k, t in enumerate(tables):
+        for spec, cols in external.items():
+            sys_scores, seg_scores, sig = cols[k]
+            t.add(spec, sys_scores, seg_scores, True)
+            t.signatures[spec] = sig
     return tables
 
 
@@ -92,49 +153,101 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ulc", nargs="+", default=[], metavar="SET.json",
                    help="metric sets written by 'mtstrata search --out'")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap resamples for the Pearson intervals (0: none)")
-    p.add_argument("--seed", type=int, default=12345, help="random seed of the bootstrap")
-    p.add_argument("--format", "-f", choices=["text", "json"], default="text",
-                   help="text: a table per level; json: strict JSON records (null where a "
-                   "correlation is undefined)")
+                   help="bootstrap resamples for the Pearson intervals (0: none; at most "
+                   "100,000)")
+    p.add_argument("--seed", type=int, default=12345,
+                   help="random seed of the bootstrap (0..2**32-1)")
+    p.add_argument("--format", "-f", choices=["text", "json", "tsv"], default="text",
+                   help="text: a table per level, then each metric's signature; json: strict "
+                   "JSON records, each with its metric's signature (null where a correlation "
+                   "is undefined); tsv: one record a line with a signature column")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def metric_sets(args: argparse.Namespace, specs: list[str], taken: set[str]
+                ) -> dict[str, tuple[Combiner, object]]:
+    """Name -> (combiner, signature) of every set of ``--ulc`` and ``-m ulc:SET`` / ``-m ULC``.
+    The signature is a string (a ``--ulc`` file: the file and its sha256) or the set metric,
+    signed per table by the run (its members' annotation included). Two sets of one name
+    (the same file stem) are refused."""
     from mtstrata import metrics
-    from mtstrata.combine.report import format_records, table_records, with_average
-    from mtstrata.combine.ulc import Combiner, load_set
+    from mtstrata.combine.names import set_signature
+    from mtstrata.combine.ulc import load_set
     from mtstrata.errors import InputError
 
-    progress.configure(quiet=args.quiet)
-    specs = expand_metrics(args.metrics)
+    sets: dict[str, tuple[Combiner, object]] = {}
+    where: dict[str, str] = {}
+
+    def add(name: str, combiner: Combiner, sig: object, given: str) -> None:
+        if name in sets or name in taken:
+            raise InputError(f"{given} and {where.get(name, 'a metric')} are both named "
+                             f"{name!r} (sets are named by their file stem): the rows would "
+                             "be one. Rename one of the files.")
+        sets[name], where[name] = (combiner, sig), given
+
     # --ulc: a set of any kind (uniform, learned...) combined from the cached member columns
     from mtstrata.commands.score import annotation_options
     from mtstrata.metrics.provenance import plan_for
     from mtstrata.metrics.ulc import check_set
 
     options = annotation_options(args)
-    ulcs: dict[str, Combiner] = {}
     for path in args.ulc:  # the member check of -m ulc:SET, under this run's annotation
-        ulcs[f"ULC:{Path(path).stem}"] = combiner = load_set(path)[0]
+        combiner, digest = load_set(path)
         check_set(combiner, path, options)
+        add(f"ULC:{Path(path).stem}", combiner, set_signature(Path(path).resolve(), digest),
+            f"--ulc {path}")
     # -m ulc:SET.json, -m ULC: the set as a metric (members' signatures checked), combined
     # from the members' cached score columns as score computes it from their statistics
     for spec in [s for s in specs if is_set_spec(s)]:
         m = metrics.create(spec)
         m.check_run(plan_for(m.members, options))  # type: ignore[attr-defined]
-        ulcs[m.display_name()] = m.combiner  # type: ignore[attr-defined]
-    specs = [s for s in specs if not is_set_spec(s)]
-    if not specs and not ulcs:
+        add(m.display_name(), m.combiner, m, f"-m {spec}")  # type: ignore[attr-defined]
+    return sets
+
+
+def check_numbers(args: argparse.Namespace) -> None:
+    """``--bootstrap`` and ``--seed`` (:mod:`mtstrata.commands._options`)."""
+    from mtstrata.commands import _options
+
+    _options.check_resamples(args.bootstrap, "--bootstrap", allow_zero=True)
+    _options.check_seed(args.seed)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mtstrata.combine.report import format_records, format_tsv, table_records, with_average
+    from mtstrata.combine.table import metric_signatures_of
+    from mtstrata.commands import _options
+    from mtstrata.commands.score import annotation_options
+    from mtstrata.errors import InputError
+
+    progress.configure(quiet=args.quiet)
+    check_numbers(args)
+    specs = expand_metrics(args.metrics)
+    names = metric_names([s for s in specs if not is_set_spec(s)])
+    sets = metric_sets(args, specs, set(names.values()))
+    specs = list(names)
+    if not specs and not sets:
         raise InputError("nothing to evaluate: pass metrics with -m and/or --ulc SET.json.")
-    needed = list(dict.fromkeys([*specs, *(m for s in ulcs.values() for m in s.metrics)]))
+    needed = list(dict.fromkeys([*specs, *(m for c, _ in sets.values() for m in c.metrics)]))
+    tables = load_tables(args, needed)
+    options = annotation_options(args)
     records = []
-    for table in load_tables(args, needed):
-        records += table_records(table, specs, ulcs, n=args.bootstrap, seed=args.seed)
+    for table in tables:
+        _options.check_resamples(args.bootstrap, "--bootstrap",
+                                 items=max(len(table.systems), len(table.seg_human)))
+        sigs = {names[s]: table.signatures.get(s, "") for s in specs}
+        for name, (_, sig) in sets.items():  # a set metric is signed as score signs it
+            sigs[name] = sig if isinstance(sig, str) else metric_signatures_of(
+                [sig], table.nrefs, options)[0]
+        records += table_records(table, specs, {n: c for n, (c, _) in sets.items()},
+                                 n=args.bootstrap, seed=args.seed, names=names,
+                                 signatures=sigs)
     records = with_average(records)
     if args.format == "json":
         sys.stdout.write(_output.dumps([r.to_dict() for r in records]))
+    elif args.format == "tsv":
+        sys.stdout.write(format_tsv(records))
     else:
         sys.stdout.write(format_records(records))
     return 0

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from mtstrata import progress
 from mtstrata._version import __version__
 from mtstrata.commands._help import Formatter
-from mtstrata.commands.meta import add_data_options, expand_metrics, load_tables
+from mtstrata.commands.meta import (
+    add_data_options,
+    expand_metrics,
+    load_tables,
+    metric_names,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="forward-backward: add and remove metrics, scored on held-out pairs; "
                    "reference: one forward pass on all pairs, as the reference tool")
     p.add_argument("--folds", type=int, default=0,
-                   help="language-pair folds for held-out scoring (0: leave one pair out)")
+                   help="language-pair folds for held-out scoring (0: leave one pair out; "
+                   "else 2..the number of --data pairs)")
     p.add_argument("--learned", action="store_true",
                    help="fit a learned combination instead (ridge regression with non-negative "
                    "weights on the normalised scores, one model per level, penalty chosen by "
@@ -45,12 +53,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mtstrata.combine.search import format_trace, hill_climb
+    from mtstrata.commands import _options
     from mtstrata.errors import InputError
 
     progress.configure(quiet=args.quiet)
+    if not args.learned:
+        _options.check_folds(args.folds, len(args.data))
     specs = expand_metrics(args.metrics)
     if not specs:
         raise InputError("no candidate metrics: pass them with -m (e.g. -m lexical).")
+    names = metric_names(specs)
+    specs = list(names)
     tables = load_tables(args, specs)
     dev = [f"{Path(d).resolve().parent.name}/{t.lp}" for d, t in zip(args.data, tables,
                                                                     strict=True)]
@@ -58,10 +71,11 @@ def run(args: argparse.Namespace) -> int:
         from mtstrata.combine.learned import fit_learned, format_weights
 
         ls = fit_learned(tables, specs, provenance={
-            "mtstrata": __version__, "dev": dev,
-            "signatures": {m: tables[0].signatures.get(m, "") for m in specs}})
+            "mtstrata": __version__, "dev": dev, "names": names,
+            "signatures": set_signatures(tables[0], specs)})
         ls.save(args.out)
-        sys.stdout.write(format_weights(ls) + f"\nwritten {args.out}\n")
+        sys.stdout.write(format_weights(ls) + "\n" + _signatures(specs, names, tables)
+                         + f"written {args.out}\n")
         return 0
     ms = hill_climb(tables, specs, args.objective, mode=args.mode, folds=args.folds)
     ms = dataclasses.replace(ms, provenance={
@@ -70,9 +84,29 @@ def run(args: argparse.Namespace) -> int:
         "mode": args.mode,
         "folds": args.folds,
         "dev": dev,
-        "signatures": {m: tables[0].signatures.get(m, "") for m in ms.metrics},
+        "names": {m: names[m] for m in ms.metrics},
+        "signatures": set_signatures(tables[0], ms.metrics),
     })
     ms.save(args.out)
-    sys.stdout.write(format_trace(ms) + "\n")
-    sys.stdout.write(f"selected {len(ms.metrics)}: {' '.join(ms.metrics)}\nwritten {args.out}\n")
+    sys.stdout.write(format_trace(ms, names) + "\n")
+    sys.stdout.write(f"selected {len(ms.metrics)}: {' '.join(names[m] for m in ms.metrics)}\n"
+                     + _signatures(ms.metrics, names, tables) + f"written {args.out}\n")
     return 0
+
+
+def set_signatures(table: object, specs: Sequence[str]) -> dict[str, str]:
+    """What a set records of each member: the full signature its table column was computed
+    under (annotator and labeller included), without the data's fact ``nrefs`` (a set
+    applies to any number of references)."""
+    return {m: re.sub(r"\|nrefs:\d+(?=\|)", "", table.signatures.get(m, ""))  # type: ignore[attr-defined]
+            for m in specs}
+
+
+def _signatures(specs: list[str], names: dict[str, str], tables: list) -> str:  # type: ignore[type-arg]
+    """``signatures:`` then ``NAME  SIGNATURE`` per metric (``NAME [lp,...]`` where the pairs
+    differ, e.g. in their number of references)."""
+    from mtstrata.combine.report import Correlation, signature_lines
+
+    recs = [Correlation(t.lp, names[m], "sys", "-", 0.0, signature=t.signatures.get(m))
+            for m in specs for t in tables]
+    return "signatures:\n" + "".join(f"  {x}\n" for x in signature_lines(recs))
