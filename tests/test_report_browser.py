@@ -46,12 +46,20 @@ def sample_report(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page(sample_report):
+def pw():
+    """One Playwright for the module (its sync API cannot be started twice at once)."""
     from playwright.sync_api import sync_playwright
 
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def page(sample_report, pw):
     out, tmp = sample_report
     errors: list[str] = []
-    with sync_playwright() as p:
+    if True:
+        p = pw
         ctx = browser_context(p, tmp)
         # offline: any request leaving the file is a failure
         ctx.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
@@ -63,12 +71,8 @@ def page(sample_report):
         pg.on("pageerror", lambda e: errors.append(f"page error: {e}"))
         pg.goto(out.as_uri())
         pg.wait_for_selector("body[data-ready]", timeout=30_000)
+        # every chart is drawn on load, without scrolling (print and screenshots show them)
         pg.wait_for_selector("body[data-charts]", timeout=30_000)
-        # the per-layer charts are drawn as they come into view: bring each one in
-        for chart in pg.locator(".layer-chart").all():
-            chart.scroll_into_view_if_needed()
-            pg.wait_for_function("(el) => el.dataset.drawn === '1'", arg=chart.element_handle(),
-                                 timeout=30_000)
         yield pg, errors, out
         ctx.close()
 
@@ -84,12 +88,16 @@ def test_every_chart_is_drawn(page):
     data = decode(out.read_text(encoding="utf-8"))
     families = [layer["metric"] for layer in data["layers"]]
     assert {f.split("(")[0] for f in families} >= {"SP-Op", "NE-Oe", "SR-Or"}
-    # overview + agreement + two per family, each a plotly graph with its SVG drawn
-    expected = 2 + 2 * len(families)
+    # overview + one impact chart per family + the analyses' charts, each a plotly graph with
+    # its SVG drawn, before any scrolling
+    expected = 1 + len(families) + len(data["charts"].get("analyses", []))
     assert pg.locator(".js-plotly-plot").count() == expected
     assert pg.locator(".js-plotly-plot .main-svg").count() >= expected
-    for sel in ("#chart-overview", "#chart-agreement", ".layer-chart"):
+    assert pg.locator(".chart[data-drawn='1']").count() == expected
+    for sel in ("#chart-overview", ".layer-chart"):
         assert pg.locator(f"{sel} .main-svg").first.bounding_box()["height"] > 100
+    # the per-type tables (static) give each type's count
+    assert pg.locator("#layers table.heat").count() == len(families)
     # bars of the overview: one per system and metric
     n = len(data["meta"]["systems"]) * len(data["meta"]["metrics"])
     assert pg.locator("#chart-overview g.point").count() == n
@@ -157,3 +165,65 @@ def test_screenshot_for_the_readme(page):
     pg.screenshot(path=str(SHOTS / "report-segment.png"))
     for name in ("report.png", "report-segment.png"):
         assert (SHOTS / name).stat().st_size > 20_000
+
+
+def test_without_javascript_the_overview_and_provenance_are_there(sample_report, pw):
+    out, tmp = sample_report
+    data = decode(out.read_text(encoding="utf-8"))
+    if True:
+        p = pw
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        ctx = browser.new_context(java_script_enabled=False, viewport={"width": 1400,
+                                                                       "height": 1000})
+        pg = ctx.new_page()
+        pg.goto(out.as_uri())
+        text = pg.inner_text("body")
+        for r in data["overview"]:
+            cell = pg.locator(f'#overview-scores td[data-metric="{r["metric"]}"]'
+                              f'[data-system="{r["system"]}"]')
+            assert cell.inner_text().startswith(f"{r['score']:.4f} [")
+        for s in data["provenance"]["signatures"]:
+            assert s["signature"] in text
+        assert "JavaScript is off" in text and "need JavaScript" in text
+        assert pg.locator("#seg-table").is_hidden()  # no empty controls without the script
+        assert "loading" not in pg.inner_text("#status")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        pg.screenshot(path=str(SHOTS / "report-nojs.png"), full_page=True)
+        browser.close()
+
+
+def test_hostile_names_are_text_in_the_browser(tmp_path, pw):
+    """File stems that are markup or JavaScript's own property names: shown as text, no
+    element injected, no dialog, no error, every chart drawn."""
+    names = ["<img src=x onerror=alert(1)>", "constructor", "__proto__", "toString",
+             "q\"u'o%{x}"]
+    lines = (SAMPLE / "ref.A.txt").read_text(encoding="utf-8").splitlines()
+    files = []
+    for k, n in enumerate(names):
+        f = tmp_path / f"{n}.txt"
+        f.write_text("\n".join(("</script><b>x</b> " if k == 0 else "") + line + " " * k
+                               for line in lines) + "\n", encoding="utf-8")
+        files.append(str(f))
+    out = tmp_path / "h.html"
+    assert main(["report", "-r", str(SAMPLE / "ref.A.txt"), "-i", *files, "-m", "bleu", "chrf",
+                 "-n", "50", "-q", "--out", str(out)]) == 0
+    errors: list[str] = []
+    if True:
+        ctx = browser_context(pw, tmp_path)
+        pg = ctx.new_page()
+        pg.on("dialog", lambda d: (errors.append("dialog " + d.message), d.dismiss()))
+        pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(out.as_uri())
+        pg.wait_for_selector("body[data-indexed]", timeout=30_000)
+        assert errors == []
+        assert pg.locator("img").count() == 0 and pg.locator("b:text-is('x')").count() == 0
+        ticks = pg.locator("#chart-overview .ytick text").evaluate_all(
+            "els => els.map((e) => e.textContent)")
+        assert sorted(set(ticks)) == sorted(names)
+        for n in names:
+            pg.select_option("#system", n)
+            assert int(pg.locator("#row-count").get_attribute("data-count")) == len(lines)
+        pg.locator("#seg-table tbody tr").first.click()
+        assert "Segment" in pg.inner_text("#seg-view")
+        ctx.close()

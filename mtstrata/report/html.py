@@ -1,10 +1,16 @@
 """Render a report's data into one self-contained HTML file.
 
-The page is ``template.html`` (markup, style and the small script that fills tables and
-filters) with two things inlined: Plotly's offline bundle (``plotly.offline.get_plotlyjs``,
-no CDN) and the data, JSON compressed with gzip and base64-encoded (a WMT test set with its
+The page is ``template.html`` (markup, style and the script of the charts and the explorer)
+with three things inlined: the static HTML of :mod:`.static` (overview, tables, provenance:
+readable without JavaScript), plotly.js's *basic* bundle (``vendor/plotly-basic.min.js``, the
+npm package ``plotly.js-basic-dist-min`` of the plotly.js version that the pinned plotly
+package ships: bar and scatter traces, 1.2 MB instead of the full bundle's 4.8 MB; no CDN)
+and the data, JSON compressed with gzip and base64-encoded (a WMT test set with its
 annotations is tens of MB of JSON, a few MB compressed; the browser inflates it with the
 standard ``DecompressionStream``).
+
+Placeholders are filled in one pass over the template, so a placeholder's name inside user
+text (a system called ``__PROVENANCE__``) is never filled in.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import base64
 import gzip
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,8 +27,10 @@ from typing import Any
 from mtstrata.errors import InputError
 
 TEMPLATE = Path(__file__).with_name("template.html")
+PLOTLY_JS = Path(__file__).with_name("vendor") / "plotly-basic.min.js"
 DATA_MARK = "__REPORT_DATA__"
 PLOTLY_MARK = "/*__PLOTLY_JS__*/"
+_MARKS = re.compile(r"/\*__PLOTLY_JS__\*/|__[A-Z]+(?:_[A-Z]+)*__")
 
 
 def encode(data: Mapping[str, Any]) -> str:
@@ -38,18 +47,42 @@ def decode(page: str) -> dict[str, Any]:
     return json.loads(gzip.decompress(base64.b64decode(page[start:end].strip())))  # type: ignore[no-any-return]
 
 
+def plotly_version(js: str) -> str:
+    """The plotly.js version in a bundle's header (``plotly.js ... v4.1.1``)."""
+    m = re.search(r"plotly\.js[^\n]*? v(\d+\.\d+\.\d+)", js[:300])
+    if not m:
+        raise RuntimeError("no plotly.js version in the bundle's header")
+    return m.group(1)
+
+
+def parts(data: Mapping[str, Any]) -> dict[str, str]:
+    """What fills each placeholder of the template."""
+    from mtstrata.report import static
+
+    meta = data["meta"]
+    return {
+        "REPORT_TITLE": static.esc(f"mtstrata report: {len(meta['systems'])} systems"),
+        "BASELINE": static.esc(meta["baseline"]),
+        "OVERVIEW": static.overview_table(data),
+        "SIGNIFICANCE": static.significance_table(data),
+        "DISAGREEMENT": static.disagreement_table(data),
+        "LAYERS": static.layer_tables(data),
+        "ANALYSES": static.analyses(data),
+        "PROVENANCE": static.provenance(data),
+        "REPORT_DATA": encode(data),
+        "PLOTLY_JS": PLOTLY_JS.read_text(encoding="utf-8"),
+    }
+
+
 def render(data: Mapping[str, Any]) -> str:
     """The page as a string."""
-    from plotly.offline import get_plotlyjs
-
     page = TEMPLATE.read_text(encoding="utf-8")
-    if DATA_MARK not in page or PLOTLY_MARK not in page:
-        raise RuntimeError(f"{TEMPLATE} lacks its placeholders")
-    title = f"mtstrata report: {len(data['meta']['systems'])} systems"
-    page = page.replace("__REPORT_TITLE__", title)
-    page = page.replace(DATA_MARK, encode(data))
-    # the bundle last: it is large and must not be searched for placeholders
-    return page.replace(PLOTLY_MARK, get_plotlyjs())
+    fill = parts(data)
+    found = {m.group(0).strip("/*_") for m in _MARKS.finditer(page)}
+    if found != set(fill):
+        raise RuntimeError(f"{TEMPLATE}'s placeholders {sorted(found)} are not "
+                           f"{sorted(fill)}")
+    return _MARKS.sub(lambda m: fill[m.group(0).strip("/*_")], page)
 
 
 def check_writable(path: str | os.PathLike[str]) -> Path:
