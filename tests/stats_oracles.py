@@ -61,3 +61,18 @@ def old_bootstrap_ci(stat, metric, human, *, n=1000, alpha=0.05, seed=12345):
     vals = vals[~np.isnan(vals)]
     lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
     return stat(metric, human), float(lo), float(hi)
+
+
+def mtme_agreement(metric, human):
+    """mt-metrics-eval's ``stats.Agreement`` (pairwise accuracy, google-research/mt-metrics-eval
+    mt_metrics_eval/stats.py), transcribed: over all pairs, sign(gold diff) == sign(metric
+    diff); NaN pairs left out as mtstrata leaves them out."""
+    import itertools
+
+    agree = pairs = 0
+    for a, b in itertools.combinations(zip(human, metric, strict=True), 2):
+        if np.isnan([a[0], a[1], b[0], b[1]]).any():
+            continue
+        agree += np.sign(a[0] - b[0]) == np.sign(a[1] - b[1])
+        pairs += 1
+    return agree / pairs if pairs else float("nan")

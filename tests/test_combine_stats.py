@@ -127,8 +127,8 @@ def test_degenerate_inputs_are_nan(case):
         assert np.isnan(stats.STATISTICS[name](x, y)), name
     assert np.isnan(stats.kendall_itemwise(x, y))
     assert np.isnan(stats.kendall_grouped(x, y, np.zeros(len(x))))
-    if case != "constant metric":  # a metric tie counts as wrong: accuracy 0 there
-        assert np.isnan(stats.pairwise_accuracy(x, y))
+    if case not in ("constant metric", "constant human"):  # mt-metrics-eval's Agreement:
+        assert np.isnan(stats.pairwise_accuracy(x, y))    # a one-sided tie disagrees, 0 there
     for stat in (stats.pearson, stats.kendall):
         assert all(np.isnan(stats.bootstrap_ci(stat, x, y, n=50)))
     r = stats.compare_metrics(stats.pearson, x, y, y, n=50)
@@ -138,7 +138,8 @@ def test_degenerate_inputs_are_nan(case):
 @pytest.mark.filterwarnings("error")
 def test_constant_metric_against_varying_humans():
     m, h = np.full(4, 2.0), np.array([1, 2, 3, 3.0])
-    assert stats.pairwise_accuracy(m, h) == 0.0  # 5 pairs with a human difference, all tied
+    # mt-metrics-eval's Agreement: the pair both tie agrees, the 5 the metric alone ties do not
+    assert stats.pairwise_accuracy(m, h) == pytest.approx(1 / 6)
     # ties in both variables count as agreement in tau_23 / acc23 (1 of 6 pairs)
     assert stats.kendall(m, h, "acc23") == pytest.approx(1 / 6)
     assert stats.kendall(m, h, "23") == pytest.approx((1 - 5) / 6)

@@ -8,7 +8,8 @@
 * Segment level: Pearson over the judged rows (WMT17 DA protocol, Bojar et al. 2017); item-wise
   Kendall (per segment across systems, averaged; :func:`kendall_grouped` takes judged rows and
   their segment ids) and flattened Kendall.
-* Pairwise system accuracy (Kocmi et al. 2021): share of system pairs ordered as the humans do.
+* Pairwise system accuracy (Kocmi et al. 2021), mt-metrics-eval's ``Agreement``: share of all
+  system pairs whose metric difference has the sign of the human difference (ties included).
 * Percentile bootstrap confidence intervals, and a paired bootstrap test of "metric X correlates
   better than metric Y" resampling the same items for both (Koehn 2004 style). All seeded.
 
@@ -201,12 +202,15 @@ def kendall(x: np.ndarray, y: np.ndarray, variant: str = "b") -> float:
 
 
 def pairwise_accuracy(metric: np.ndarray, human: np.ndarray) -> float:
-    """Share of system pairs with a human difference that the metric orders the same way.
-
-    Pairs tied by humans are skipped; a metric tie counts as wrong: C / (n0 - T_human).
+    """Pairwise accuracy (Kocmi et al. 2021) as mt-metrics-eval computes it
+    (``stats.Agreement``): the share of all system pairs on which the sign of the metric's
+    difference is the sign of the humans', (C + T_both) / n0. A pair tied by both agrees; a
+    pair tied on one side only does not. (Before 0.2.0 mtstrata skipped pairs the humans tie,
+    C / (n0 - T_human): the same number whenever no two human scores are equal.) Undefined
+    (NaN) with fewer than two systems.
     """
     c = pair_counts(metric, human)
-    return float(c.concordant / (c.pairs - c.y_ties)) if c.pairs > c.y_ties else float("nan")
+    return float((c.concordant + c.both_ties) / c.pairs) if c.pairs > 0 else float("nan")
 
 
 def _itemwise_taus(metric: np.ndarray, human: np.ndarray, variant: str) -> np.ndarray:
