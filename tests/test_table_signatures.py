@@ -134,3 +134,21 @@ def test_planted_symlinks_are_never_followed(tmp_path):
     assert victim.read_text() == "keep me"
     # temporary files have unpredictable names: none is left, none is named after the table
     assert sorted(p.name for p in cache.iterdir()) == sorted([path.name, lock.name])
+
+
+def test_an_annotator_conversion_version_change_recomputes(tmp_path, monkeypatch):
+    """What produced a metric's layers (the plan's signature: annotator, its own conversion
+    version, labeller) keys its column: a new conversion version is never served old scores."""
+    from mtstrata.layers import AnnotationOptions
+    from mtstrata.layers.base import Plan
+
+    d = _corpus(tmp_path)
+    opts = AnnotationOptions(cache=str(tmp_path / "ann.sqlite"), quiet=True)
+    t = cached_table(d, ["DP-Ld", "wer"], tmp_path / "c", opts)
+    assert "|ann:spacy-" in t.signatures["DP-Ld"] and "|ann:" not in t.signatures["wer"]
+    real = Plan.signature
+    monkeypatch.setattr(Plan, "signature", lambda self, layers=None: real(self, layers) + ".v9")
+    calls, note = _calls()
+    t2 = cached_table(d, ["DP-Ld", "wer"], tmp_path / "c", opts, on_compute=note)
+    assert calls == [["DP-Ld"]]  # the text metric is still served
+    assert ".v9|" in t2.signatures["DP-Ld"]
