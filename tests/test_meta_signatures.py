@@ -96,3 +96,22 @@ def test_text_and_tsv_name_signatures(tmp_path, capsys):
     assert header[-1] == "signature"
     rows = [x.split("\t") for x in tsv[1:]]
     assert rows and all(r[1] == "chrF" and r[-1].startswith("chrF|") for r in rows)
+
+
+def test_a_set_with_external_members_is_signed_by_its_file(tmp_path, capsys):
+    from mtstrata.combine.ulc import MetricSet, Norm
+
+    d = _corpus(tmp_path, "aa-en")
+    files = [str(d / "sys" / f"{s}.txt") for s in SYSTEMS]
+    ext = tmp_path / "ext"
+    assert main(["score", "-r", str(d / "ref.txt"), "-i", *files, "-m", "chrf", "-f", "mtme",
+                 "--out", str(ext), "--lp", d.name, "-q"]) == 0
+    capsys.readouterr()
+    member = f"ext:{ext}/chrF"
+    path = tmp_path / "mixed.json"
+    MetricSet((Norm(member, 0.0, 100.0),), provenance={"signatures": {member: "EXT"}}).save(path)
+    recs = json.loads(_meta(tmp_path, capsys, "--data", str(d), "--ulc", str(path)))
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert recs and all(r["metric"] == "ULC:mixed" for r in recs)
+    assert all(r["signature"].startswith(f"ULC|set:{path.resolve()}|sha256:{digest}|def:")
+               for r in recs)

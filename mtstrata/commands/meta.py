@@ -172,6 +172,7 @@ def metric_sets(args: argparse.Namespace, specs: list[str], taken: set[str]
     signed per table by the run (its members' annotation included). Two sets of one name
     (the same file stem) are refused."""
     from mtstrata import metrics
+    from mtstrata.combine.mtme import is_external
     from mtstrata.combine.names import set_signature
     from mtstrata.combine.ulc import load_set
     from mtstrata.errors import InputError
@@ -195,8 +196,12 @@ def metric_sets(args: argparse.Namespace, specs: list[str], taken: set[str]
     for path in args.ulc:  # the member check of -m ulc:SET, under this run's annotation
         combiner, digest = load_set(path)
         check_set(combiner, path, options)
-        add(f"ULC:{Path(path).stem}", combiner, set_signature(Path(path).resolve(), digest),
-            f"--ulc {path}")
+        full = Path(path).resolve()
+        # signed as the set metric when it is one; a set with ext: members is not (score
+        # cannot compute them): the file and its sha256
+        sig = (set_signature(full, digest) if any(is_external(m) for m in combiner.metrics)
+               else metrics.create(f"ulc:{full}"))
+        add(f"ULC:{Path(path).stem}", combiner, sig, f"--ulc {path}")
     # -m ulc:SET.json, -m ULC: the set as a metric (members' signatures checked), combined
     # from the members' cached score columns as score computes it from their statistics
     for spec in [s for s in specs if is_set_spec(s)]:
