@@ -144,3 +144,12 @@ def test_a_system_without_a_human_score_row_is_named(tmp_path, capsys):
                             str(tmp_path / "t"), "-q"], "sys_scores.tsv", "sys/mid.txt",
                    "seg_scores.tsv")
     assert "not in sys/" not in err
+
+
+@pytest.mark.parametrize("option", [["--folds", "2"], ["--mode", "reference"],
+                                    ["--objective", "accuracy"]])
+def test_search_learned_refuses_options_it_ignores(tmp_path, capsys, option):
+    dirs = [str(_corpus(tmp_path, n)) for n in ("aa-en", "bb-en")]
+    _refused(capsys, ["search", "--learned", "--data", *dirs, "-m", "wer", "chrf", "--tables",
+                      str(tmp_path / "t"), "-q", "--out", str(tmp_path / "s.json"), *option],
+             option[0], "does not apply to --learned")

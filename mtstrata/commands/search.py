@@ -57,7 +57,14 @@ def run(args: argparse.Namespace) -> int:
     from mtstrata.errors import InputError
 
     progress.configure(quiet=args.quiet)
-    if not args.learned:
+    if args.learned:  # options that would do nothing are refused, not ignored
+        unused = [f"--{k} {getattr(args, k)}" for k, default in (
+            ("objective", "sys_pearson"), ("mode", "forward-backward"), ("folds", 0))
+            if getattr(args, k) != default]
+        if unused:
+            raise InputError(f"{', '.join(unused)} does not apply to --learned (its penalty "
+                             "is chosen by leave-one-pair-out); leave it out.")
+    else:
         _options.check_folds(args.folds, len(args.data))
     specs = expand_metrics(args.metrics)
     if not specs:
