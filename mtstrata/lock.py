@@ -5,6 +5,13 @@ The lock is package data (``mtstrata/data/models.lock``; the source tree's root
 compares what is installed with what is pinned and says, for each problem, the command that
 fixes it (``mtstrata models --install`` installs and verifies everything).
 
+The libraries whose versions metric signatures name are pinned as ``[[package]]`` entries;
+those of an extra (``extra = "emb"``: torch, transformers, sentence-transformers; ``"learned"``:
+scikit-learn) are installed by ``pip install "mtstrata[EXTRA]"``, the command every check and
+error names (:func:`package_fix`, :func:`require_libraries`). nltk's copy of WordNet is pinned
+by the digest of its files (``[[wordnet]]``, :func:`wordnet_problem`), checked by ``mtstrata
+models`` and before METEOR loads it.
+
 A model entry may list equivalent artefacts (``[[model.equivalent]]``: another distribution of
 the same pipeline, e.g. the official ``en_core_web_sm``). One is accepted when the digest of its
 pipeline files (:func:`pipeline_digest`: every file of the pipeline directory except its
@@ -179,6 +186,85 @@ def file_state(entry: dict[str, Any]) -> tuple[str | None, str | None]:
     return entry["version"], None
 
 
+def extra_command(extra: str) -> str:
+    """The command installing the libraries of an extra, with their pins spelled out."""
+    pkgs = [p for p in load().get("package", []) if p.get("extra") == extra]
+    pins = " ".join(f"{p['name']}=={p['version']}" for p in pkgs)
+    cmd = f'pip install "mtstrata[{extra}]"   (installs {pins}'
+    if any(p["name"] == "torch" for p in pkgs):
+        cmd += ("; torch's CPU build: where `torch==2.13.0` does not resolve to it, install "
+                "it first from PyTorch's CPU wheel index, or pip fetches the multi-GB CUDA "
+                "build")
+    return cmd + ")"
+
+
+def package_fix(entry: dict[str, Any]) -> str:
+    """The command that installs a pinned ``[[package]]`` as pinned."""
+    if entry.get("extra"):
+        return extra_command(entry["extra"])
+    return f"pip install {entry['name']}=={entry['version']}"
+
+
+def require_libraries(names: tuple[str, ...] | list[str], used_by: str) -> None:
+    """Refuse (before any work) to run what needs libraries that are not installed, naming the
+    command that installs them (the extra's, for pinned libraries of an extra)."""
+    missing = [n for n in names if installed_version(n) is None]
+    if not missing:
+        return
+    pinned = {p["name"]: p for p in load().get("package", [])}
+    fixes = list(dict.fromkeys(package_fix(pinned[n]) if n in pinned else f"pip install {n}"
+                               for n in missing))
+    raise ConfigError(f"{used_by} needs {', '.join(missing)}, not installed in this "
+                      f"environment. Install: {'; '.join(fixes)}. Then `mtstrata models` "
+                      "checks every pinned library.")
+
+
+def wordnet_entry() -> dict[str, Any]:
+    """The ``[[wordnet]]`` entry: the digest of nltk's WordNet copy."""
+    entries = load().get("wordnet", [])
+    if not entries:
+        raise ConfigError(f"{lock_path()} pins no [[wordnet]] digest: this mtstrata installation "
+                          "is incomplete; reinstall it.")
+    return dict(entries[0])
+
+
+def wordnet_digest(directory: Path, files: tuple[str, ...]) -> str:
+    """sha256 over the sorted (file name, file sha256) pairs of ``files`` in ``directory``
+    (computed once per process for unchanged files)."""
+    stats = tuple((f, (directory / f).stat().st_size, (directory / f).stat().st_mtime_ns)
+                  for f in sorted(files))
+    return _digest(str(directory), stats)
+
+
+@lru_cache(maxsize=8)
+def _digest(directory: str, stats: tuple[tuple[str, int, int], ...]) -> str:
+    h = hashlib.sha256()
+    for name, _size, _mtime in stats:
+        h.update(f"{name}\0{sha256_of(Path(directory) / name)}\n".encode())
+    return h.hexdigest()
+
+
+def wordnet_problem(directory: Path | None = None) -> str | None:
+    """What is wrong with nltk's WordNet copy (missing files, or content other than the pinned
+    WordNet 3.0), or None."""
+    from mtstrata import wordnet
+
+    root = directory if directory is not None else wordnet.wordnet_dir()
+    missing = [f for f in wordnet.REQUIRED_FILES if not (root / f).is_file()]
+    if missing:
+        return f"missing in {root}: {', '.join(missing)}"
+    want = wordnet_entry()["content_sha256"]
+    got = wordnet_digest(root, wordnet.REQUIRED_FILES)
+    if got != want:
+        return (f"the files in {root} are not the pinned WordNet 3.0 (content sha256 "
+                f"{got[:12]}..., models.lock pins {want[:12]}...): damaged or edited")
+    return None
+
+
+WORDNET_FIX = ("mtstrata models --install   (copies WordNet 3.0 again from the pinned Debian "
+               "packages)")
+
+
 @dataclass(frozen=True)
 class Check:
     """One line of `mtstrata models`."""
@@ -189,6 +275,7 @@ class Check:
     installed: str | None
     fix: str
     problem: str | None = None
+    used_by: str = ""
 
     @property
     def ok(self) -> bool:
@@ -209,7 +296,7 @@ def check_environment() -> list[Check]:
         out.append(Check("model", label, m["version"], version, fix, problem))
     for p in lock.get("package", []):
         out.append(Check("package", p["name"], p["version"], installed_version(p["name"]),
-                         f"pip install {p['name']}=={p['version']}"))
+                         package_fix(p), used_by=p.get("used_by", "")))
     for f in lock.get("file", []):
         version, problem = file_state(f)
         out.append(Check("file", f["name"], f["version"], version,
@@ -223,4 +310,9 @@ def check_environment() -> list[Check]:
                else SETUP_COMMAND)
         out.append(Check("data", d["name"], d["version"], wordnet.installed_data_version(d),
                          fix))
+    for w in lock.get("wordnet", []):
+        problem = wordnet_problem()
+        out.append(Check("data", w["name"], w["version"], None if problem and "missing" in
+                         problem else w["version"], WORDNET_FIX, problem,
+                         used_by="METEOR-sy and meteor (the synonym stage)"))
     return out

@@ -87,6 +87,11 @@ def _load(directory: str) -> Any:
             "corpora/wordnet. METEOR-ex and METEOR-st work without WordNet. mtstrata never "
             "downloads it."
         )
+    from mtstrata.lock import WORDNET_FIX, wordnet_problem
+
+    problem = wordnet_problem(root)  # a damaged copy would change METEOR's numbers silently
+    if problem:
+        raise ModelError(f"WordNet for METEOR's synonym stage: {problem}. Fix: {WORDNET_FIX}.")
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 

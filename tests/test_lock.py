@@ -71,7 +71,7 @@ def test_models_command_reports_missing_wordnet_copy(monkeypatch, tmp_path, caps
     monkeypatch.setenv("MTSTRATA_NLTK_DATA", str(tmp_path))
     assert cli.main(["models"]) == 2
     out = capsys.readouterr().out
-    assert "nltk WordNet copy" in out and "MISSING" in out
+    assert "nltk-wordnet-copy" in out and "MISSING" in out
     assert "fix: mtstrata models --install" in out
 
 
@@ -138,3 +138,107 @@ def test_file_entries_are_checked_by_sha256(monkeypatch, tmp_path):
     monkeypatch.setattr(lock, "load", lambda: {"file": [dict(entry, sha256="0" * 64)]})
     (check,) = [c for c in lock.check_environment() if c.kind == "file"]
     assert not check.ok and "sha256" in check.problem
+
+
+# -- pinned libraries: one version everywhere, checked, and the command that installs them -----
+def _requirements() -> dict[str, str]:
+    root = Path(__file__).resolve().parents[1]
+    out = {}
+    for line in (root / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if "==" in line:
+            name, version = line.split("==")
+            out[name.lower().replace("_", "-")] = version
+    return out
+
+
+def test_pinned_libraries_agree_with_requirements_extras_and_sets():
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    packages = {p["name"]: p for p in lock.load()["package"]}
+    assert {"torch", "transformers", "sentence-transformers", "scikit-learn",
+            "sacrebleu", "nltk"} <= set(packages)
+    req = _requirements()
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    for name, p in packages.items():
+        public = p["version"].split("+")[0]
+        assert req[name] == public, name  # the development venv installs the same version
+        if p.get("extra"):
+            assert f"{name}=={public}" in extras[p["extra"]], (name, extras)
+    # the bundled ULC-emb set was recorded with exactly these library versions
+    sigs = (root / "mtstrata" / "data" / "sets" / "ULC-emb.json").read_text(encoding="utf-8")
+    for name in ("torch", "transformers", "sentence-transformers"):
+        assert f"|{name}:{packages[name]['version']}|" in sigs, name
+
+
+def test_models_names_what_the_emb_metrics_lack(monkeypatch, capsys):
+    monkeypatch.setattr(lock, "installed_version", lambda p: None if p in (
+        "torch", "sentence-transformers", "scikit-learn") else md.version(p))
+    assert cli.main(["models"]) == 2
+    out = capsys.readouterr().out
+    assert "torch" in out and "MISSING" in out and "needed by: EMB-F" in out
+    assert 'fix: pip install "mtstrata[emb]"' in out and "torch==2.13.0+cpu" in out
+    assert 'fix: pip install "mtstrata[learned]"' in out and "search --learned" in out
+    assert "requirements.txt" not in out
+
+
+def test_emb_metric_without_torch_refused_before_any_work(monkeypatch, tmp_path, capsys):
+    from mtstrata import scoring
+
+    monkeypatch.setattr(lock, "installed_version",
+                        lambda p: None if p == "torch" else md.version(p))
+    monkeypatch.setattr(scoring, "compute", lambda *a, **k: 1 / 0)
+    f = tmp_path / "a.txt"
+    f.write_text("a b c\n")
+    for spec in ("EMB-F", "ULC-emb"):
+        assert cli.main(["score", "-r", str(f), "-i", str(f), "-m", spec, "-q"]) == 2
+        err = capsys.readouterr().err
+        assert "needs torch" in err and 'pip install "mtstrata[emb]"' in err, err
+        assert "Traceback" not in err and "requirements.txt" not in err
+
+
+def test_search_learned_without_scikit_learn_is_a_clear_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(lock, "installed_version",
+                        lambda p: None if p == "scikit-learn" else md.version(p))
+    assert cli.main(["search", "--learned", "--data", str(tmp_path), "-m", "bleu", "--out",
+                     str(tmp_path / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert "search --learned needs scikit-learn" in err
+    assert 'pip install "mtstrata[learned]"' in err and "Traceback" not in err
+
+
+# -- nltk's WordNet copy: pinned by the digest of its files ------------------------------------
+@pytest.fixture
+def damaged_wordnet(tmp_path, monkeypatch):
+    import shutil
+
+    from mtstrata import wordnet
+
+    if lock.wordnet_problem() is not None:
+        pytest.skip("the pinned WordNet copy is not installed here")
+    dest = tmp_path / "nltk" / "corpora" / "wordnet"
+    shutil.copytree(wordnet.wordnet_dir(), dest)
+    data = bytearray((dest / "data.noun").read_bytes())
+    i = data.index(b"entity")
+    data[i:i + 6] = b"entitx"  # one letter: nltk still reads it, METEOR's synonyms change
+    (dest / "data.noun").write_bytes(bytes(data))
+    monkeypatch.setenv("MTSTRATA_NLTK_DATA", str(tmp_path / "nltk"))
+    return dest
+
+
+def test_models_reports_a_damaged_wordnet_copy(damaged_wordnet, capsys):
+    assert cli.main(["models"]) == 2
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("data") and "nltk-wordnet" in x)
+    assert "DIFFERS" in line and "damaged or edited" in line
+    assert "fix: mtstrata models --install" in out
+
+
+def test_meteor_refuses_a_damaged_wordnet_copy(damaged_wordnet, tmp_path, capsys):
+    f = tmp_path / "a.txt"
+    f.write_text("the dog barks\n")
+    assert cli.main(["score", "-r", str(f), "-i", str(f), "-m", "METEOR-sy", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "not the pinned WordNet 3.0" in err and "mtstrata models --install" in err

@@ -66,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
                              "is chosen by leave-one-pair-out); leave it out.")
     else:
         _options.check_folds(args.folds, len(args.data))
+    if args.learned:  # before any work: the ridge regression is scikit-learn's
+        from mtstrata.lock import require_libraries
+
+        require_libraries(("scikit-learn",), "search --learned")
     specs = expand_metrics(args.metrics)
     if not specs:
         raise InputError("no candidate metrics: pass them with -m (e.g. -m lexical).")

@@ -135,8 +135,10 @@ class Encoder:
             import transformers
             from sentence_transformers import SentenceTransformer
         except ImportError as e:
+            from mtstrata.lock import extra_command
+
             raise ModelError(f"EMB metrics need torch and sentence-transformers ({e}); install "
-                             "them with `pip install -r requirements.txt`.") from None
+                             f"them with `{extra_command('emb')}`.") from None
         transformers.logging.disable_progress_bar()  # no "Loading weights" bar on stderr
         self.torch = torch
         self.info = info

@@ -284,7 +284,7 @@ def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: froze
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
         raise ModelError("--executor dask needs Dask's distributed package: `pip install "
-                         "'dask[distributed]==2026.8.0'` (pinned in requirements.txt).") from None
+                         "'dask[distributed]==2026.8.0'` (a dependency of mtstrata).") from None
     cluster = None
     try:
         if address is None:

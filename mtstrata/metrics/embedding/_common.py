@@ -58,6 +58,11 @@ class EmbBase(MetricBase):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        from mtstrata.lock import require_libraries
+
+        # before any work: the encoder's libraries come with `pip install "mtstrata[emb]"`
+        require_libraries(("torch", "transformers", "sentence-transformers"),
+                          self.display_name())
         have = locked_weights(self.model)
         if not self.weights:
             object.__setattr__(self, "weights", have)
