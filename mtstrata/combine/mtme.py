@@ -26,7 +26,6 @@ score (same number of segments).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import re
@@ -46,21 +45,12 @@ MANIFEST_COLUMNS = ["file_name", "metric", "signature", "segment_signature"]
 
 
 def metric_name(m: Any) -> str:
-    """The metric's full spec as a name: its display name, then ``:key=value,...`` for every
-    parameter whose value is not the default's (the default: the metric its display name
-    builds; for a metric whose name builds nothing, the display name alone)."""
-    from mtstrata import metrics
+    """The metric's full spec as a name: :func:`mtstrata.combine.names.canonical_name` (its
+    display name, then ``:key=value,...`` for every parameter that is not the default), the
+    name ``meta`` and ``search`` give it too."""
+    from mtstrata.combine.names import canonical_name
 
-    name = m.display_name()
-    try:
-        default = metrics.create(name)
-    except Exception:  # noqa: BLE001 - e.g. ulc:PATH sets: the name is all there is
-        return name
-    if type(default) is not type(m) or not dataclasses.is_dataclass(m):
-        return name
-    ref = dict(default.params())
-    diff = [f"{k}={v}" for k, v in m.params() if ref.get(k) != v]
-    return f"{name}:{','.join(diff)}" if diff else name
+    return canonical_name(m)
 
 
 def safe_name(name: str) -> str:
