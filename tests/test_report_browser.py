@@ -38,8 +38,11 @@ def browser_context(p, tmp: Path):
 def sample_report(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("report")
     out = tmp / "sample.html"
+    n = len((SAMPLE / "ref.A.txt").read_text(encoding="utf-8").splitlines())
+    (tmp / "src.txt").write_text("".join(f"Quelle {i} <b>nicht fett</b> & Ä\n" for i in range(n)),
+                                 encoding="utf-8")
     assert main(["report", "-r", str(SAMPLE / "ref.A.txt"), "-r", str(SAMPLE / "ref.B.txt"),
-                 "-i", *sorted(str(p) for p in (SAMPLE / "sys").glob("*.txt")),
+                 "-s", str(tmp / "src.txt"), "-i", *sorted(str(p) for p in (SAMPLE / "sys").glob("*.txt")),
                  "-b", "phrase", "-m", *METRICS, "-n", "200", "--cache",
                  str(tmp / "ann.sqlite"), "-q", "--out", str(out)]) == 0
     return out, tmp
@@ -124,6 +127,8 @@ def test_clicking_a_segment_shows_its_highlighted_view(page):
     for k, text in enumerate(texts):
         shown = sides.nth(k).locator(".tok").all_inner_texts()
         assert "".join(shown) == "".join(text.split())
+    # the source of the segment, as text
+    assert view.locator(".side.source .src").inner_text() == f"Quelle {seg} <b>nicht fett</b> & Ä"
     # a layer toggled off disappears
     pg.locator('#layer-toggles input[value="relations"]').uncheck()
     assert view.locator('.layer[data-layer="relations"]').count() == 0
@@ -146,6 +151,8 @@ def test_filters_change_the_row_count(page):
     pg.select_option("#tag", tags[0])
     assert 0 < count() < n_seg
     pg.select_option("#tag", "")
+    pg.fill("#search", "quelle 1")  # the source is searched too: Quelle 1, 10, 11
+    assert n_seg == 12 and count() == 3  # one system selected
     pg.fill("#search", "zzzz-not-in-any-segment")
     assert count() == 0
     pg.fill("#search", "")

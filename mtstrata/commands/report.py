@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a reference file (repeat for several references)")
     p.add_argument("-i", "--input", nargs="+", action="extend", required=True, metavar="HYP",
                    help="hypothesis files, one per system (named by the file stem)")
+    p.add_argument("-s", "--source", metavar="SRC",
+                   help="the source file (line i: what segment i translates), shown in the "
+                   "segment view and searched by the explorer; not scored")
     p.add_argument("-b", "--baseline", metavar="SYSTEM",
                    help="the system the others are compared with (default: the first -i)")
     p.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="METRIC",
@@ -47,6 +50,8 @@ def command_line(args: argparse.Namespace, baseline: str) -> list[str]:
     cmd = ["mtstrata", "report"]
     for r in args.ref:
         cmd += ["-r", r]
+    if args.source:
+        cmd += ["-s", args.source]
     cmd += ["-i", *args.input, "-b", baseline, "-m", *(args.metrics or DEFAULT_METRICS),
             "-n", str(args.resamples), "--seed", str(args.seed), "--annotator", args.annotator,
             "--srl", args.srl]
@@ -55,27 +60,45 @@ def command_line(args: argparse.Namespace, baseline: str) -> list[str]:
     return [*cmd, "--out", args.out]
 
 
+def read_source(path: str | None, n: int) -> corpus.TextFile | None:
+    """The source file, checked to have one line per segment (exit 2 otherwise)."""
+    if path is None:
+        return None
+    src = corpus.read_all([path])[0]
+    if len(src.lines) != n:
+        raise InputError(f"the source has {len(src.lines)} lines and the references and "
+                         f"hypotheses {n}. Line i of the source must be what segment i "
+                         "translates: check for a missing or extra line, or a source of another "
+                         "test set.", src.path, min(len(src.lines), n) + 1)
+    return src
+
+
 def run(args: argparse.Namespace) -> int:
     from mtstrata.report import build_report
     from mtstrata.report.html import check_writable, write_html
 
     progress.configure(quiet=args.quiet)
     check_writable(args.out)  # before any work
+    if args.source == "-" and "-" in [*args.ref, *args.input]:  # before reading any
+        raise InputError("'-' (standard input) is given twice (-s - and -r/-i -); it can be "
+                         "read only once. Give all but one of them as files.")
     refs, hyps = corpus.read_inputs(args.ref, args.input)
-    corpus.check_aligned(refs, hyps)
+    n = corpus.check_aligned(refs, hyps)
+    src = read_source(args.source, n)
     names = system_names(hyps)
     base = names[0] if args.baseline is None else next(
         (h.stem for h in hyps if args.baseline in (h.stem, h.path)), None)
     if base is None:
         raise InputError(f"baseline {args.baseline!r} is not one of the systems {names}; pass "
                          "its file stem or include its file in -i.")
-    msg = corpus.empty_line_warning([*refs, *hyps])
+    msg = corpus.empty_line_warning([*refs, *hyps, *([src] if src else [])])
     if msg:
         warn(msg)
     data = build_report([r.lines for r in refs], {h.stem: h.lines for h in hyps},
                         args.metrics or DEFAULT_METRICS, base, annotation_options(args),
                         resamples=args.resamples, seed=args.seed,
-                        command=command_line(args, base))
+                        command=command_line(args, base),
+                        source=src.lines if src else None)
     path = write_html(data, args.out)
     print(f"written {path} ({path.stat().st_size / 2**20:.1f} MB)")
     return 0

@@ -26,7 +26,8 @@ def metric_labels(specs: Sequence[str], built: Sequence[Any]) -> list[str]:
 def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[str]],
                  specs: Sequence[str], baseline: str, annotation: AnnotationOptions | None =
                  None, *, resamples: int = 1000, seed: int = 12345,
-                 command: Sequence[str] = ()) -> dict[str, Any]:
+                 command: Sequence[str] = (), source: Sequence[str] | None = None
+                 ) -> dict[str, Any]:
     """All the numbers and charts of a report.
 
     Args:
@@ -37,11 +38,15 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         annotation: how to annotate for the linguistic metrics.
         resamples, seed: of the bootstrap intervals and the paired tests.
         command: the command line, for the provenance section.
+        source: the source segments (shown and searched, not scored), if given.
     """
     from mtstrata.combine.significance import check_resampling
     from mtstrata.report import data as D
     from mtstrata.report.charts import build_charts
 
+    if source is not None and len(source) != len(refs[0]):
+        raise InputError(f"the source has {len(source)} segments and the references "
+                         f"{len(refs[0])}; line i of each must be segment i.")
     if baseline not in systems:
         raise InputError(f"baseline {baseline!r} is not one of the systems {list(systems)}; "
                          "pass its file stem or include its file in -i.")
@@ -53,7 +58,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     clock("scoring (annotations read or made, statistics)")
     meta = {
         "systems": run.systems, "baseline": baseline, "n_segments": len(refs[0]),
-        "n_refs": len(refs),
+        "n_refs": len(refs), "source": source is not None,
         "metrics": [{"name": labels[i], "spec": specs[i], "higher": m.higher_is_better,
                      "kind": D.metric_kind(m), "scale": getattr(m, "scale", 1.0)
                      if abs(getattr(m, "scale", 1.0)) != float("inf") else None}
@@ -68,7 +73,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         "layers": D.layer_details(run, labels, baseline),
     }
     clock("ranking and per-type values")
-    data["segments"] = D.segment_table(run, refs, systems, labels)
+    data["segments"] = D.segment_table(run, refs, systems, labels, source)
     clock("segment table and annotations")
     data["provenance"] = D.provenance(run, labels, command, resamples, seed)
     data["charts"] = build_charts(data)

@@ -212,9 +212,11 @@ def encode_segment(seg: Segment, vocab: _Vocab) -> dict[str, Any]:
 
 
 def segment_table(run: Run, refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[str]],
-                  labels: Sequence[str]) -> dict[str, Any]:
-    """Every segment score of every metric and system, the texts (deduplicated, by id), their
-    annotations (when the run annotated), and the lexical-vs-linguistic disagreement."""
+                  labels: Sequence[str], source: Sequence[str] | None = None
+                  ) -> dict[str, Any]:
+    """Every segment score of every metric and system, the texts (deduplicated, by id: ``ref``,
+    ``hyp`` and ``src``, the source if given, are text ids), their annotations (when the run
+    annotated; the source is not annotated), and the lexical-vs-linguistic disagreement."""
     text_ids: dict[str, int] = {}
 
     def tid(text: str) -> int:
@@ -222,6 +224,7 @@ def segment_table(run: Run, refs: Sequence[Sequence[str]], systems: Mapping[str,
 
     ref_ids = [[tid(r[i]) for r in refs] for i in range(len(refs[0]))]
     hyp_ids = {s: [tid(h) for h in systems[s]] for s in run.systems}
+    src_ids = [tid(x) for x in source] if source is not None else None
     seg_scores: dict[str, dict[str, np.ndarray]] = {}
     for i, m in enumerate(run.metrics):
         seg_scores[labels[i]] = {s: np.asarray(m.segment_scores(run.stats[(s, i)]), float)
@@ -229,6 +232,8 @@ def segment_table(run: Run, refs: Sequence[Sequence[str]], systems: Mapping[str,
     scores = {lab: {s: _nums(arr) for s, arr in d.items()} for lab, d in seg_scores.items()}
     texts = list(text_ids)
     out: dict[str, Any] = {"texts": texts, "ref": ref_ids, "hyp": hyp_ids, "scores": scores}
+    if src_ids is not None:
+        out["src"] = src_ids
     kinds = {labels[i]: metric_kind(m) for i, m in enumerate(run.metrics)}
     higher = {labels[i]: m.higher_is_better for i, m in enumerate(run.metrics)}
     lex = [lab for lab, k in kinds.items() if k == "lexical"]
