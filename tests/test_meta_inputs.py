@@ -153,3 +153,25 @@ def test_search_learned_refuses_options_it_ignores(tmp_path, capsys, option):
     _refused(capsys, ["search", "--learned", "--data", *dirs, "-m", "wer", "chrf", "--tables",
                       str(tmp_path / "t"), "-q", "--out", str(tmp_path / "s.json"), *option],
              option[0], "does not apply to --learned")
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "dir", "no-parent"])
+def test_search_out_is_a_regular_file_checked_first(tmp_path, capsys, kind):
+    import os
+
+    dirs = [str(_corpus(tmp_path, n)) for n in ("aa-en", "bb-en")]
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "out.json"
+    if kind == "symlink":
+        os.symlink(victim, out)
+    elif kind == "fifo":
+        os.mkfifo(out)
+    elif kind == "dir":
+        out.mkdir()
+    else:
+        out = tmp_path / "missing" / "out.json"
+    tables = tmp_path / "t"
+    _refused(capsys, ["search", "--data", *dirs, "-m", "wer", "chrf", "--tables", str(tables),
+                      "-q", "--out", str(out)], "--out")
+    assert victim.read_text() == "keep me" and not tables.exists()

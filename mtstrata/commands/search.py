@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from mtstrata.errors import InputError
 
     progress.configure(quiet=args.quiet)
+    check_out(args.out)
     if args.learned:  # options that would do nothing are refused, not ignored
         unused = [f"--{k} {getattr(args, k)}" for k, default in (
             ("objective", "sys_pearson"), ("mode", "forward-backward"), ("folds", 0))
@@ -103,6 +104,21 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(f"selected {len(ms.metrics)}: {' '.join(names[m] for m in ms.metrics)}\n"
                      + _signatures(ms.metrics, names, tables) + f"written {args.out}\n")
     return 0
+
+
+def check_out(path: str) -> None:
+    """``--out`` must name a regular file (or nothing yet) in an existing directory: checked
+    before any work, and never a symlink, FIFO or device that the write would replace."""
+    from mtstrata.errors import InputError
+
+    p = Path(path)
+    if p.is_symlink() or (p.exists() and not p.is_file()):
+        raise InputError("--out must be a regular file (or a new name); this is a "
+                         f"{'symbolic link' if p.is_symlink() else 'directory, FIFO or device'},"
+                         " which writing the set would replace. Pass another path.", path)
+    if not p.parent.is_dir():
+        raise InputError(f"--out: the directory {p.parent} does not exist; create it or pass "
+                         "another path.", path)
 
 
 def set_signatures(table: object, specs: Sequence[str]) -> dict[str, str]:
