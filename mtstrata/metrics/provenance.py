@@ -114,7 +114,9 @@ def check_members(specs: Sequence[str], members: Sequence[Metric], saved: Any, w
                 f"run computes {have!r} ({'; '.join(diff)}). Its normalisation was fitted on "
                 "other numbers: run with the annotator and role labeller it names (--annotator,"
                 " --srl), rebuild the set with this version (mtstrata search --out, or "
-                "scripts/make_sets.py for the bundled sets), or install the version it names.")
+                "scripts/make_sets.py for the bundled sets), or install the version it names. "
+                "If the member's numbers did not change, `python scripts/record_sets.py SET.json "
+                "--verify LPDIR...` re-records it after checking that on its dev pairs.")
 
 
 def build_members(specs: Sequence[str], where: str) -> tuple[Metric, ...]:
