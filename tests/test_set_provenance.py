@@ -249,3 +249,22 @@ def test_a_learned_search_records_every_members_labeller(learned_set, tmp_path):
     sigs = json.loads(out.read_text())["provenance"]["signatures"]
     assert "+srl-learned" in sigs["SR-Or(*)"] and "|ann:" not in sigs["chrf"]
     assert _score(dirs[0], f"ulc:{out}", cache, "--srl", "rules") == 2
+
+
+@pytest.mark.parametrize("labeller", ["learned", "rules"])
+def test_a_sets_record_is_what_a_run_signs(labeller):
+    """The full signature a set records is the run's signature of the member (scoring's), less
+    the data's fact nrefs: what a set checks is what a score carries."""
+    from mtstrata import scoring
+    from mtstrata import signature as sig
+    from mtstrata.layers import AnnotationOptions
+    from mtstrata.metrics.provenance import differences, member_signatures
+
+    specs = ["bleu", "chrf", "SR-Or(*)", "DP-HWCM_c-4", "NE-Oe(*)", "SP-Op(*)", "EMB-cos"]
+    options = AnnotationOptions(labeller=labeller)
+    recorded = member_signatures(specs, options)
+    run = scoring.run_signatures([metrics.create(s) for s in specs], 2, options)
+    for spec, r in zip(specs, run, strict=True):
+        assert sig.parse(r)[2]["nrefs"] == "2" and "nrefs" not in recorded[spec]
+        assert recorded[spec] == r.replace("|nrefs:2", ""), spec
+        assert not differences(recorded[spec], r)
