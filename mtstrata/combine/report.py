@@ -174,6 +174,18 @@ def signature_lines(records: Sequence[Correlation]) -> list[str]:
     return [f"{label.ljust(width)}  {sig}" for label, sig in rows]
 
 
+#: what each column of the text table is, in mt-metrics-eval's terms
+STATISTIC_NAMES = {
+    "sys.pearson": "Pearson r over systems",
+    "sys.spearman": "Spearman rho over systems",
+    "sys.kendall": "Kendall tau-b over systems",
+    "sys.accuracy": "pairwise accuracy (Agreement, Kocmi et al. 2021)",
+    "seg.pearson": "Pearson r over the judged segments (average_by none)",
+    "seg.kendall_flat": "Kendall tau-b over the judged segments (average_by none)",
+    "seg.kendall_itemwise": "Kendall tau-b per segment over its judged systems, averaged "
+                            "(average_by item)",
+}
+
 TSV_COLUMNS = ("lp", "metric", "level", "statistic", "value", "low", "high", "seed", "n",
                "pairs", "signature")
 
@@ -208,6 +220,9 @@ def format_records(records: Sequence[Correlation]) -> str:
     seeds = {r.seed for r in records if r.seed is not None}
     if seeds:
         lines.append(f"\n[low,high]: 95% percentile bootstrap, seed {seeds.pop()}")
+    named = [f"  {c}: {STATISTIC_NAMES[c]}" for c in cols if c in STATISTIC_NAMES]
+    if named:
+        lines += ["", "statistics (as mt-metrics-eval computes them):", *named]
     sigs = signature_lines(records)
     if sigs:
         lines += ["", "signatures:", *(f"  {x}" for x in sigs)]
