@@ -101,6 +101,10 @@ def test_every_chart_is_drawn(page):
         assert pg.locator(f"{sel} .main-svg").first.bounding_box()["height"] > 100
     # the per-type tables (static) give each type's count
     assert pg.locator("#layers table.heat").count() == len(families)
+    # the analyses: both bucket charts, salient types of every family (the run annotated all)
+    assert pg.locator("#analyses .analysis-chart .main-svg").count() >= 2
+    fams = pg.locator("#analyses .salient").evaluate_all("els => els.map(e => e.dataset.family)")
+    assert fams == ["words", "lemmas", "pos", "entities", "roles"]
     # bars of the overview: one per system and metric
     n = len(data["meta"]["systems"]) * len(data["meta"]["metrics"])
     assert pg.locator("#chart-overview g.point").count() == n

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from mtstrata import corpus, progress
 from mtstrata.cli import warn
@@ -38,6 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "ULC, ulc:SET.json")
     p.add_argument("--out", "-o", required=True, metavar="REPORT.html",
                    help="the HTML file to write")
+    p.add_argument("--pair", nargs=2, metavar=("A", "B"),
+                   help="the two systems of the salient n-gram/lemma/POS/entity/role analyses "
+                   "(default: the first -i that is not the baseline, and the baseline)")
+    p.add_argument("--freq-corpus", metavar="FILE",
+                   help="a training-side text file (one sentence a line) whose word counts "
+                   "define the frequency buckets (default: the references)")
+    p.add_argument("--json", metavar="FILE",
+                   help="also write the analyses (buckets, salient types) as JSON to FILE")
     p.add_argument("-n", "--resamples", type=int, default=1000,
                    help="bootstrap resamples and randomisation trials")
     p.add_argument("--seed", type=int, default=12345, help="random seed of the resampling")
@@ -57,6 +66,10 @@ def command_line(args: argparse.Namespace, baseline: str) -> list[str]:
             "--srl", args.srl]
     if args.allow_unlocked:
         cmd.append("--allow-unlocked")
+    if args.pair:
+        cmd += ["--pair", *args.pair]
+    if args.freq_corpus:
+        cmd += ["--freq-corpus", args.freq_corpus]
     return [*cmd, "--out", args.out]
 
 
@@ -79,12 +92,19 @@ def run(args: argparse.Namespace) -> int:
 
     progress.configure(quiet=args.quiet)
     check_writable(args.out)  # before any work
-    if args.source == "-" and "-" in [*args.ref, *args.input]:  # before reading any
-        raise InputError("'-' (standard input) is given twice (-s - and -r/-i -); it can be "
-                         "read only once. Give all but one of them as files.")
+    if args.json:
+        check_writable(args.json)
+        if os.path.abspath(args.json) == os.path.abspath(args.out):
+            raise InputError("--json and --out name the same file; give two files.", args.json)
+    extra = [f"{o} -" for o, v in (("-s", args.source), ("--freq-corpus", args.freq_corpus))
+             if v == "-"]
+    if extra and (len(extra) > 1 or "-" in [*args.ref, *args.input]):  # before reading any
+        raise InputError(f"'-' (standard input) is given twice ({', '.join(extra)} and -r/-i "
+                         "-); it can be read only once. Give all but one of them as files.")
     refs, hyps = corpus.read_inputs(args.ref, args.input)
     n = corpus.check_aligned(refs, hyps)
     src = read_source(args.source, n)
+    freq = corpus.read_all([args.freq_corpus])[0] if args.freq_corpus else None
     names = system_names(hyps)
     base = names[0] if args.baseline is None else next(
         (h.stem for h in hyps if args.baseline in (h.stem, h.path)), None)
@@ -98,7 +118,13 @@ def run(args: argparse.Namespace) -> int:
                         args.metrics or DEFAULT_METRICS, base, annotation_options(args),
                         resamples=args.resamples, seed=args.seed,
                         command=command_line(args, base),
-                        source=src.lines if src else None)
+                        source=src.lines if src else None, pair=args.pair,
+                        freq_corpus=freq.lines if freq else None,
+                        freq_name=freq.path if freq else None)
     path = write_html(data, args.out)
+    if args.json:
+        from mtstrata.commands._output import atomic_write, dumps
+
+        atomic_write(args.json, dumps(data["analyses"]) + "\n")
     print(f"written {path} ({path.stat().st_size / 2**20:.1f} MB)")
     return 0

@@ -26,8 +26,9 @@ def metric_labels(specs: Sequence[str], built: Sequence[Any]) -> list[str]:
 def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[str]],
                  specs: Sequence[str], baseline: str, annotation: AnnotationOptions | None =
                  None, *, resamples: int = 1000, seed: int = 12345,
-                 command: Sequence[str] = (), source: Sequence[str] | None = None
-                 ) -> dict[str, Any]:
+                 command: Sequence[str] = (), source: Sequence[str] | None = None,
+                 pair: Sequence[str] | None = None, freq_corpus: Sequence[str] | None = None,
+                 freq_name: str | None = None) -> dict[str, Any]:
     """All the numbers and charts of a report.
 
     Args:
@@ -39,7 +40,13 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         resamples, seed: of the bootstrap intervals and the paired tests.
         command: the command line, for the provenance section.
         source: the source segments (shown and searched, not scored), if given.
+        pair: the two systems of the salient-type analyses (default: the first other system
+            and the baseline).
+        freq_corpus, freq_name: lines (and the file's name) whose word counts define the
+            frequency buckets (default: the references).
     """
+    from mtstrata.report.analyses import build_analyses, choose_pair
+
     from mtstrata.combine.significance import check_resampling
     from mtstrata.report import data as D
     from mtstrata.report.charts import build_charts
@@ -51,6 +58,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         raise InputError(f"baseline {baseline!r} is not one of the systems {list(systems)}; "
                          "pass its file stem or include its file in -i.")
     check_resampling(resamples, seed, len(refs[0]))
+    chosen = choose_pair(list(systems), baseline, pair)
     built = [metrics.create(s) for s in specs]
     labels = metric_labels(specs, built)
     clock = _Clock()
@@ -75,6 +83,8 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     clock("ranking and per-type values")
     data["segments"] = D.segment_table(run, refs, systems, labels, source)
     clock("segment table and annotations")
+    data["analyses"] = build_analyses(refs, systems, chosen, run, freq_corpus, freq_name)
+    clock("analyses (buckets, salient types)")
     data["provenance"] = D.provenance(run, labels, command, resamples, seed)
     data["charts"] = build_charts(data)
     clock("charts")

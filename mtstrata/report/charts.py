@@ -116,6 +116,22 @@ def _f(v: float | None) -> str:
     return "–" if v is None else f"{v:.3f}"
 
 
+def analysis_figures(an: Mapping[str, Any], systems: Sequence[str]) -> list[dict[str, Any]]:
+    """Word F-measure per frequency bucket and per length bucket, a bar per system."""
+    figs = []
+    for key, title, unit in (("frequency", "Word F-measure by frequency bucket",
+                              "reference words"),
+                             ("length", "Word F-measure by sentence length", "sentences")):
+        t = an[key]
+        counts = t["ref"] if key == "frequency" else t["sentences"]
+        figs.append(grouped_bars(
+            [f"{b} ({n})" for b, n in zip(t["buckets"], counts, strict=True)],
+            {s: [x["f"] for x in t["systems"][s]] for s in systems}, title + f" ({unit})",
+            "F-measure", hover=[[f"({x['match']} matched / {x['ref']} ref / {x['out']} out)"
+                                 for x in t["systems"][s]] for s in systems], height=340))
+    return figs
+
+
 def build_charts(data: Mapping[str, Any]) -> dict[str, Any]:
     """Every chart of the report, by section."""
     meta = data["meta"]
@@ -125,4 +141,6 @@ def build_charts(data: Mapping[str, Any]) -> dict[str, Any]:
         "layers": [layer_figure(layer, systems, baseline) for layer in data["layers"]
                    if len(systems) > 1],
     }
+    if data.get("analyses"):
+        charts["analyses"] = analysis_figures(data["analyses"], systems)
     return charts

@@ -1,0 +1,78 @@
+"""Static HTML of the analyses (:mod:`.analyses`): bucket tables and salient-type tables, every
+figure with its counts; readable without JavaScript (the bucket charts are drawn on top)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mtstrata.report.static import _sequential, _table, esc, fmt
+
+FAMILIES = [("words", "word n-grams"), ("lemmas", "lemma n-grams"), ("pos", "POS n-grams"),
+            ("entities", "entity types"), ("roles", "role labels")]
+
+
+def _f_cell(x: Mapping[str, Any]) -> str:
+    title = (f"recall {fmt(x['recall'])}, precision {fmt(x['precision'])}; {x['match']} "
+             f"matched of {x['ref']} reference and {x['out']} output words")
+    return (f'<td class="num" style="background:{_sequential(x["f"])}" title="{esc(title)}">'
+            f'{fmt(x["f"])}<br><span class="note">{x["match"]}/{x["ref"]}/{x["out"]}</span></td>')
+
+
+def bucket_table(table: Mapping[str, Any], systems: Sequence[str], count_key: str,
+                 count_name: str, tid: str) -> str:
+    header = ["bucket", esc(count_name)] + [esc(s) for s in systems]
+    rows = [[f"<td>{esc(b)}</td>", f'<td class="num">{table[count_key][k]}</td>'] +
+            [_f_cell(table["systems"][s][k]) for s in systems]
+            for k, b in enumerate(table["buckets"])]
+    return _table(header, rows, cls="heat", attrs=f' id="{tid}"')
+
+
+def salient_tables(sal: Mapping[str, Any], a: str, b: str, family: str, label: str) -> str:
+    def side(rows: Sequence[Mapping[str, Any]], who: str) -> str:
+        if not rows:
+            return "<p class='note'>none</p>"
+        return _table(["type", "salience", f"matches {esc(a)}", f"matches {esc(b)}",
+                       "in reference"],
+                      [[f"<td>{esc(r['type'])}</td>", f'<td class="num">{fmt(r["score"], 3)}'
+                        "</td>", f'<td class="num">{r["a"]}</td>',
+                        f'<td class="num">{r["b"]}</td>', f'<td class="num">{r["ref"]}</td>']
+                       for r in rows], attrs=f' data-side="{who}"')
+
+    n = len(sal["a_better"])
+    return (f'<div class="salient" data-family="{esc(family)}"><h4>{esc(label)} '
+            f'<span class="note">({sal["n_types"]} types matched by either; alpha '
+            f'{sal["alpha"]})</span></h4><div class="sbs"><div><b>{esc(a)}</b> matches more '
+            f"often (top {n})" + side(sal["a_better"], "a") + f"</div><div><b>{esc(b)}</b> "
+            "matches more often" + side(sal["b_better"], "b") + "</div></div></div>")
+
+
+def render(an: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
+    systems = meta["systems"]
+    a, b = an["pair"]
+    h = ("<p class='note'>compare-mt's analyses (Neubig et al., 2019), against reference "
+         f"{an['reference']}; words: {esc(an['words'])}. Each cell: F-measure, and matched / "
+         "reference / output words (recall and precision in its title). Also as JSON: "
+         "<code>mtstrata report --json FILE</code>.</p>")
+    h += ("<h3>Word F-measure by frequency bucket</h3><p class='note'>A word's bucket: its "
+          f"count in {esc(an['frequency_source'])} (an output word not matched: its own count)."
+          "</p>" + '<div class="scroll">' + bucket_table(an["frequency"], systems, "ref",
+                                                          "reference words", "freq-buckets") +
+          '</div><div class="chart analysis-chart" data-fig="0"></div>')
+    h += ("<h3>Word F-measure by sentence length</h3><p class='note'>Sentences by the "
+          "length of the reference in words.</p>" + '<div class="scroll">' +
+          bucket_table(an["length"], systems, "sentences", "sentences", "length-buckets") +
+          '</div><div class="chart analysis-chart" data-fig="1"></div>')
+    h += (f"<h3>What separates {esc(a)} and {esc(b)}</h3><p class='note'>Salience "
+          "(compare-mt): (matches of A + alpha) / (matches of A + matches of B + 2 alpha) for "
+          "each type either system matched in the reference; near 1: "
+          f"{esc(a)} gets it right more often, near 0: {esc(b)} does. Choose the two systems "
+          "with <code>--pair A B</code>.</p>")
+    sal = an["salient"]
+    for fam, label in FAMILIES:
+        if fam in sal:
+            h += salient_tables(sal[fam], a, b, fam, label)
+        else:
+            h += (f"<p class='note'>{esc(label)}: not in this report (no metric of the run "
+                  "annotated that layer; add e.g. -m 'SP-Op(*)' 'NE-Oe(*)' 'SR-Or(*)').</p>")
+    return h

@@ -1,0 +1,136 @@
+"""compare-mt's word accuracy analyses: word F-measure by reference-frequency bucket and by
+sentence-length bucket, every figure with its counts.
+
+Definitions follow compare-mt (Neubig et al., 2019; ``compare_mt/bucketers.py``), re-implemented
+here:
+
+* Words are matched per sentence, left to right: the k-th occurrence of a word in the output
+  matches the k-th occurrence of the same word in the reference, if there is one
+  (:func:`match_words`).
+* Frequency buckets: a reference word falls in the bucket of its count in the frequency corpus
+  (the references, or a training-side file the user gives); an output word in the bucket of the
+  reference word it matched, an unmatched one in the bucket of its own count. Cut-offs ``[1, 2,
+  3, 4, 5, 10, 100, 1000]``: buckets ``<1`` (unseen), ``1``, ``2``, ``3``, ``4``, ``[5,10)``,
+  ``[10,100)``, ``[100,1000)``, ``>=1000``.
+* Per bucket: ``match`` (matched output words), ``ref`` (reference words), ``out`` (output
+  words); recall match/ref, precision match/out, F-measure their harmonic mean (0 when
+  ``match`` is 0, as compare-mt).
+* Length buckets: sentences by the reference's length in words, cut-offs ``[10, 20, 30, 40, 50,
+  60]``; per bucket the number of sentences and the word counts and F-measure of the sentences
+  in it.
+
+Words are the 13a tokens of sacreBLEU (as BLEU's), case kept, matched against reference 1.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+FREQ_CUTOFFS = (1, 2, 3, 4, 5, 10, 100, 1000)
+LENGTH_CUTOFFS = (10, 20, 30, 40, 50, 60)
+
+
+def tokenize(lines: Iterable[str]) -> list[list[str]]:
+    """sacreBLEU's 13a tokens of each line (BLEU's words)."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    tok = Tokenizer13a()
+    return [tok(line).split() for line in lines]
+
+
+def bucket_names(cutoffs: Sequence[int]) -> list[str]:
+    """compare-mt's bucket labels: ``<1``, ``1``, ..., ``[5,10)``, ..., ``>=1000``."""
+    names = []
+    for i, x in enumerate(cutoffs):
+        if i == 0:
+            names.append(f"<{x}")
+        elif x - 1 == cutoffs[i - 1]:
+            names.append(f"{x - 1}")
+        else:
+            names.append(f"[{cutoffs[i - 1]},{x})")
+    names.append(f">={cutoffs[-1]}")
+    return names
+
+
+def bucket_of(value: int, cutoffs: Sequence[int]) -> int:
+    """The index of the first cut-off above ``value`` (the last bucket if none is)."""
+    for i, c in enumerate(cutoffs):
+        if value < c:
+            return i
+    return len(cutoffs)
+
+
+def match_words(ref: Sequence[str], out: Sequence[str]) -> list[int]:
+    """For each output word, the position of the reference word it matches, or -1: the k-th
+    occurrence of a word matches the k-th occurrence in the reference."""
+    where: dict[str, list[int]] = {}
+    for i, w in enumerate(ref):
+        where.setdefault(w, []).append(i)
+    seen: Counter[str] = Counter()
+    matches = []
+    for w in out:
+        pos = where.get(w, ())
+        k = seen[w]
+        matches.append(pos[k] if k < len(pos) else -1)
+        seen[w] += 1
+    return matches
+
+
+def f_measure(match: int, ref: int, out: int) -> dict[str, Any]:
+    """Counts, recall, precision and F-measure (all 0 when nothing matched)."""
+    if match == 0:
+        rec = prec = f = 0.0
+    else:
+        rec, prec = match / ref, match / out
+        f = 2 * prec * rec / (prec + rec)
+    return {"match": match, "ref": ref, "out": out, "recall": round(rec, 6),
+            "precision": round(prec, 6), "f": round(f, 6)}
+
+
+def word_counts(corpus: Iterable[Sequence[str]]) -> Counter[str]:
+    """How often each word occurs in a tokenized corpus."""
+    counts: Counter[str] = Counter()
+    for words in corpus:
+        counts.update(words)
+    return counts
+
+
+def by_frequency(ref: Sequence[Sequence[str]], outs: Mapping[str, Sequence[Sequence[str]]],
+                 freq: Mapping[str, int], cutoffs: Sequence[int] = FREQ_CUTOFFS
+                 ) -> dict[str, Any]:
+    """Word F-measure of each system per frequency bucket (compare-mt's ``freq`` bucketer)."""
+    nb = len(cutoffs) + 1
+    ref_tot = [0] * nb
+    for sent in ref:
+        for w in sent:
+            ref_tot[bucket_of(freq.get(w, 0), cutoffs)] += 1
+    per_sys = {}
+    for name, out in outs.items():
+        match, tot = [0] * nb, [0] * nb
+        for r, o in zip(ref, out, strict=True):
+            rb = [bucket_of(freq.get(w, 0), cutoffs) for w in r]
+            for w, m in zip(o, match_words(r, o), strict=True):
+                b = rb[m] if m >= 0 else bucket_of(freq.get(w, 0), cutoffs)
+                tot[b] += 1
+                match[b] += m >= 0
+        per_sys[name] = [f_measure(match[b], ref_tot[b], tot[b]) for b in range(nb)]
+    return {"buckets": bucket_names(cutoffs), "ref": ref_tot, "systems": per_sys}
+
+
+def by_length(ref: Sequence[Sequence[str]], outs: Mapping[str, Sequence[Sequence[str]]],
+              cutoffs: Sequence[int] = LENGTH_CUTOFFS) -> dict[str, Any]:
+    """Word F-measure of each system per reference-length bucket, with the sentence counts."""
+    nb = len(cutoffs) + 1
+    which = [bucket_of(len(r), cutoffs) for r in ref]
+    sentences = [which.count(b) for b in range(nb)]
+    per_sys = {}
+    for name, out in outs.items():
+        match, rtot, otot = [0] * nb, [0] * nb, [0] * nb
+        for b, r, o in zip(which, ref, out, strict=True):
+            match[b] += sum(m >= 0 for m in match_words(r, o))
+            rtot[b] += len(r)
+            otot[b] += len(o)
+        per_sys[name] = [f_measure(match[b], rtot[b], otot[b]) for b in range(nb)]
+    return {"buckets": bucket_names(cutoffs), "sentences": sentences, "systems": per_sys}
