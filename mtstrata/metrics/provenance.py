@@ -99,9 +99,10 @@ def check_members(specs: Sequence[str], members: Sequence[Metric], saved: Any, w
                 "it with `mtstrata search --out`, which records every member's.")
         if m.requires and "|ann:" not in want:
             raise ConfigError(
-                f"the metric set {where} was written without the annotator and role labeller "
-                f"of its member {spec!r} ({want!r}; sets of mtstrata before 0.2.0): which "
-                "annotation its numbers came from is unknown. Refit it (`mtstrata search "
+                f"the metric set {where} records no annotator or role labeller for its member "
+                f"{spec!r} ({want!r}: a set of mtstrata before 0.2.0, or one recorded before "
+                "the member read annotated layers): which annotation its numbers came from is "
+                "unknown. Refit it (`mtstrata search "
                 "--out`, scripts/make_sets.py), or, after checking that its members' numbers "
                 "are unchanged, re-record it with `python scripts/record_sets.py SET.json "
                 "--verify LPDIR...` (the pairs it was fitted on).")
