@@ -13,10 +13,11 @@ option, the value given, the accepted range and a usual value.
 
 from __future__ import annotations
 
+from mtstrata.combine.significance import MAX_RESAMPLES  # the one limit of every command
 from mtstrata.errors import ConfigError
 
-#: the most resamples any command draws (the significance tests' limit)
-MAX_RESAMPLES = 100_000
+__all__ = ["MAX_RESAMPLES", "MAX_SEED", "MAX_VALUES", "check_folds", "check_resamples",
+           "check_seed"]
 #: the most resampled values (resamples x items) a command draws per statistic: 1e9 values
 #: is minutes of work per statistic; more is a typo, not a request
 MAX_VALUES = 1_000_000_000
