@@ -73,6 +73,13 @@ def test_the_same_data_twice_is_refused(tmp_path, capsys):
              "same pair name")
     _refused(capsys, ["search", "--data", str(d), str(d), "-m", "wer", "per", *t, "--out",
                       str(tmp_path / "s.json")], "given twice", "training pair")
+    # a search names its dev pairs dataset/pair: two datasets' xx-en are two dev pairs
+    assert main(["search", "--data", str(d), str(other), "-m", "wer", "per", *t, "--out",
+                 str(tmp_path / "s.json")]) == 0
+    import json
+
+    dev = json.loads((tmp_path / "s.json").read_text())["provenance"]["dev"]
+    assert dev == [f"{tmp_path.name}/xx-en", "second/xx-en"]
 
 
 def test_two_sets_of_one_name_are_refused(tmp_path, capsys):

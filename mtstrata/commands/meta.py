@@ -55,18 +55,22 @@ def is_set_spec(spec: str) -> bool:
     return _is_set_spec(spec)
 
 
-def read_corpora(dirs: list[str]) -> list:  # type: ignore[type-arg]
-    """Every ``--data`` directory read and validated, before any work; the same directory
-    twice, or two pairs of one name, are refused: each would be one row counted twice in the
-    averages, or a held-out pair that is also a training pair."""
+def read_corpora(dirs: list[str], *, rows_by_pair: bool = True) -> list:  # type: ignore[type-arg]
+    """Every ``--data`` directory read and validated, before any work. The same directory
+    twice is refused (counted twice in the averages; in a search, a held-out pair that is
+    also a training pair); with ``rows_by_pair`` (``meta``, whose rows are named by the pair)
+    so are two pairs of one name from different datasets, which would be one row counted
+    twice. ``search`` names its dev pairs ``dataset/pair`` and takes them."""
     from mtstrata.combine.data import read_dev_corpus
     from mtstrata.errors import InputError
 
     corpora = [read_dev_corpus(d) for d in dirs]
     seen: dict[object, str] = {}
     for d, c in zip(dirs, corpora, strict=True):
-        for key, what in ((Path(d).resolve(), "is given twice"),
-                          (("lp", c.lp), "has the same pair name as")):
+        keys = [(Path(d).resolve(), "is given twice")]
+        if rows_by_pair:
+            keys.append((("lp", c.lp), "has the same pair name as"))
+        for key, what in keys:
             if key in seen:
                 raise InputError(
                     f"--data {d} {what} {seen[key]}: its rows would be counted twice in the "
@@ -128,7 +132,7 @@ def load_tables(args: argparse.Namespace, specs: list[str]) -> list:  # type: ig
             logging.getLogger("mtstrata").info("%s: computing %d metric(s) into %s", lp,
                                                len(todo), args.tables)
 
-    corpora = read_corpora(args.data)
+    corpora = read_corpora(args.data, rows_by_pair=getattr(args, "command", "") != "search")
     external = external_columns(specs, corpora)
     ours = [s for s in specs if not is_external(s)]
     options = annotation_options(args)
