@@ -128,6 +128,8 @@ from tests.test_contract import SPECS  # noqa: E402
 @pytest.mark.parametrize("spec", SPECS)
 def test_every_signature_names_its_definition(spec):
     m = metrics.create(spec)
+    d = type(m).definition
+    assert isinstance(d, int) and not isinstance(d, bool) and d >= 1, d
     sig = m.signature()
     parts = sig.split("|")
     defs = [p for p in parts if p.startswith("def:")]
