@@ -49,3 +49,33 @@ def test_search_folds(corpus, capsys, folds, mode):
                            str(tmp / "t"), "-q", "--out", str(tmp / "s.json"), "--mode", mode,
                            "--folds", str(folds)])
     assert (rc == 0) == (folds in (0, 2)), err
+
+
+names = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="/\t\n\r"),
+                min_size=1, max_size=12).filter(lambda s: s not in (".", "..")
+                                                and not s.endswith(".txt"))
+lines = st.lists(st.text(st.characters(blacklist_categories=("Cs",),
+                                       blacklist_characters="\n\r\x00\x0b\x0c\x1c\x1d\x1e"
+                                       "\x85\u2028\u2029"), max_size=30),
+                 min_size=1, max_size=4)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
+@given(systems=st.lists(names, min_size=1, max_size=4, unique=True), ref=lines,
+       data=st.data())
+def test_meta_on_arbitrary_names_and_texts(tmp_path_factory, capsys, systems, ref, data):
+    """Any system names (``__proto__``, spaces, unicode) and texts: exit 0 or 2."""
+    d = tmp_path_factory.mktemp("names") / "xx-en"
+    (d / "sys").mkdir(parents=True)
+    (d / "ref.txt").write_text("\n".join(ref) + "\n", encoding="utf-8")
+    for s in systems:
+        out = data.draw(st.lists(lines.map(lambda x: x[0]), min_size=len(ref),
+                                 max_size=len(ref)))
+        (d / "sys" / f"{s}.txt").write_text("\n".join(out) + "\n", encoding="utf-8")
+    (d / "sys_scores.tsv").write_text("system\thuman_score\n" + "".join(
+        f"{s}\t{i * 0.5}\n" for i, s in enumerate(systems)), encoding="utf-8")
+    (d / "seg_scores.tsv").write_text("system\tsegment_index\thuman_score\n" + "".join(
+        f"{s}\t0\t{i}\n" for i, s in enumerate(systems)), encoding="utf-8")
+    _ok(capsys, ["meta", "--data", str(d), "-m", "chrf", "wer", "--tables",
+                 str(d.parent / "t"), "-q", "-f", "json", "--bootstrap", "10"])
