@@ -124,29 +124,34 @@ def whole_process(data: Path, limit: int | None, layers: list[str], executor: st
 
 
 def per_text_costs(segs: dict, tmp: Path) -> None:
-    """Microseconds per text of what a worker adds to annotation (JSON encoding of a segment)
-    and of what the one driver does per text (decoding, the sqlite cache write): the driver's
-    cost bounds the number of workers it can keep busy (1 / driver cost per text)."""
-    from mtstrata.cache import Cache, SegmentDecoder
+    """Microseconds per text of what a worker adds to annotation (the JSON payload of each
+    layer) and of what the one driver does per text (building the segment from the payloads,
+    the sqlite cache write of one row per layer): the driver's cost bounds the number of
+    workers it can keep busy (1 / driver cost per text)."""
+    from mtstrata.cache import Cache, SegmentAssembler, layer_payloads
 
     seq = list(segs.values())
+    layers = sorted(seq[0].layers, key=lambda x: x.value)
+    keys = {x: f"costs/{x.value}" for x in layers}
     t0 = time.perf_counter()
-    payloads = [s.to_json() for s in seq]
+    payloads = [layer_payloads(s, layers) for s in seq]
     enc = (time.perf_counter() - t0) / len(seq) * 1e6
-    decode = SegmentDecoder()
+    build = SegmentAssembler()
     t0 = time.perf_counter()
-    for p in payloads:
-        decode(p)
+    for s, p in zip(seq, payloads):
+        build(s.text, p, {})
     dec = (time.perf_counter() - t0) / len(seq) * 1e6
     cache = Cache(str(tmp / "costs.sqlite"))
     t0 = time.perf_counter()
     for i in range(0, len(seq), 1000):
-        cache.put_many("costs", seq[i:i + 1000])
+        cache.put_layers(keys, [(s.text, p) for s, p in zip(seq[i:i + 1000],
+                                                             payloads[i:i + 1000])])
     put = (time.perf_counter() - t0) / len(seq) * 1e6
     cache.close()
-    kb = sum(len(p) for p in payloads) / len(payloads) / 1024
+    kb = sum(len(v) for p in payloads for v in p.values()) / len(payloads) / 1024
     print(f"per text: worker JSON encode {enc:.0f} us; driver decode {dec:.0f} us + cache "
-          f"write {put:.0f} us (transactions of 1000); {kb:.1f} KiB of JSON on the wire")
+          f"write {put:.0f} us (transactions of 1000, {len(layers)} rows a text); {kb:.1f} KiB "
+          "of JSON on the wire")
     print(f"one driver can absorb about {1e6 / (dec + put):,.0f} texts/s, i.e. about "
           f"{1e6 / (dec + put) / 100:.0f} spaCy workers at ~100 texts/s each")
 

@@ -45,18 +45,23 @@ def main() -> None:
     if args.limit:
         texts = texts[:args.limit]
     tmp = tempfile.TemporaryDirectory()
-    cache = args.cache or os.path.join(tmp.name, "emb.sqlite")
+    cache = args.cache or os.path.join(tmp.name, "annotations.sqlite")
     load0 = os.getloadavg()[0]
 
+    from mtstrata.layers import AnnotationOptions, annotate_texts
+    from mtstrata.segment import Layer
+
+    opts = AnnotationOptions(cache=cache, jobs=args.jobs, quiet=True)
     t = time.perf_counter()
-    emb.encoder()  # model load and sha256 check, timed apart
+    if args.jobs == 1:
+        emb.encoder()  # model load and sha256 check, timed apart (workers load their own)
     load_s = time.perf_counter() - t
     t, cpu = time.perf_counter(), time.process_time()
-    emb.embed_texts(texts, jobs=args.jobs, cache=cache, keep=False)
+    annotate_texts(texts, {Layer.EMB}, opts, keep=False)
     cold = time.perf_counter() - t
-    cpu = time.process_time() - cpu  # CPU seconds of every thread of this process
+    cpu = time.process_time() - cpu  # CPU seconds of this process (not of its workers)
     t = time.perf_counter()
-    again = emb.embed_texts(texts, jobs=args.jobs, cache=cache, keep=True)
+    again, _ = annotate_texts(texts, {Layer.EMB}, opts)
     warm = time.perf_counter() - t
     assert len(again) == len(texts)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
@@ -64,8 +69,8 @@ def main() -> None:
     print(f"distinct texts        {len(texts)}")
     print(f"model load + sha256   {load_s:.1f} s")
     print(f"cold encoding         {cold:.1f} s = {len(texts) / cold:.0f} sentences/s "
-          f"({len(texts) / (cold + load_s):.0f}/s with the model load), torch threads "
-          f"{args.jobs}")
+          f"({len(texts) / (cold + load_s):.0f}/s with the model load), {args.jobs} worker "
+          "process(es) of one torch thread")
     print(f"CPU time of encoding  {cpu:.1f} s: {len(texts) / cpu:.0f} sentences per CPU-second, "
           f"i.e. ~{len(texts) / cpu * args.jobs:.0f}/s if {args.jobs} cores were ours alone "
           "(an estimate, not a measurement)")

@@ -1,9 +1,14 @@
 """Content-addressed annotation cache: stdlib sqlite, JSON payloads, WAL, transactions.
 
-A row is keyed by ``sha256(annotator signature + NUL + text)``; its value is the segment's JSON
-(:meth:`Segment.to_json`, never pickle). The annotator signature names the backend, its version,
-the model and version, and the pipeline components that ran, so a model upgrade or a different
-layer set never reads stale annotation.
+One row per **layer** of a text, keyed by ``sha256(layer key + NUL + text)``, where the layer
+key is the signature of what produced that layer (its provider: backend, library and model
+versions, the components that ran, the version of mtstrata's own conversion code, and the keys
+of the layers it was computed from; :meth:`mtstrata.layers.Plan.layer_key`). A text annotated
+for a superset of layers therefore serves any subset, a new layer is computed alone, and new
+conversion code never reads what old code converted. Values are JSON (never pickle); the
+``emb`` layer's vectors are float16 bytes (:func:`emb_payload`). A segment is assembled from its
+layers' rows (:class:`SegmentAssembler`), the same way whether they came from the cache or were
+just computed.
 
 Safety: the database runs in WAL mode (several runs can share it: readers never block the
 writer, and a writer waits for another's transaction instead of failing); rows are written in
@@ -20,7 +25,10 @@ wrong score, and never a user's file:
 * "database is locked" (another run creating or writing the file) is waited for, never taken for
   damage;
 * a cache that cannot be written (read-only file or directory, full disk) is a warning: the run
-  goes on without storing its annotation (numbers never depend on the cache).
+  reads what it holds and goes on without storing its annotation (numbers never depend on
+  the cache);
+* a file of another schema (1: one row per text, before layers had providers) is moved aside
+  like a damaged one: nothing in it is ever served to this code.
 """
 
 from __future__ import annotations
@@ -28,19 +36,24 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import json
 import logging
 import os
 import sqlite3
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from mtstrata.errors import InputError
-from mtstrata.segment import Frame, Layer, Segment, Span, Token
+from mtstrata.payloads import SegmentAssembler, emb_from_payload, emb_payload, layer_payloads
+from mtstrata.segment import Layer, Segment
 
-SCHEMA_VERSION = 1
+__all__ = ["Cache", "CacheWarning", "SegmentAssembler", "default_path", "emb_from_payload",
+           "emb_payload", "gc_paused", "key", "layer_payloads"]
+
+#: 2: one row per layer of a text, keyed by that layer's provider signature (1: one row per
+#: text and annotator signature; such files are moved aside, never read)
+SCHEMA_VERSION = 2
 #: SQLite header field ``application_id`` of mtstrata caches ("mtsC"): marks a file as ours
 APPLICATION_ID = 0x6D747343
 _MAGIC = b"SQLite format 3\x00"
@@ -56,8 +69,9 @@ def default_path() -> Path:
     return Path(base) / "mtstrata" / "annotations.sqlite"
 
 
-def key(annotator: str, text: str) -> str:
-    return hashlib.sha256(f"{annotator}\0{text}".encode()).hexdigest()
+def key(layer_key: str, text: str) -> bytes:
+    """The row key of one layer of one text: ``sha256(layer key NUL text)`` (32 bytes)."""
+    return hashlib.sha256(f"{layer_key}\0{text}".encode()).digest()
 
 
 @contextlib.contextmanager
@@ -76,45 +90,6 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
-
-
-class SegmentDecoder:
-    """Decodes :meth:`Segment.to_json` payloads, sharing equal tokens between segments.
-
-    Tokens are immutable, and a corpus repeats them (the same word with the same tags and
-    attachment in many system outputs): building each distinct one once is most of the time a
-    warm run takes. The result equals :meth:`Segment.from_json` (tested).
-    """
-
-    def __init__(self) -> None:
-        self.tokens: dict[tuple[object, ...], Token] = {}
-        self.layers: dict[tuple[str, ...], frozenset[Layer]] = {}
-
-    def __call__(self, payload: str) -> Segment:
-        d = json.loads(payload)
-        memo = self.tokens
-        tokens = []
-        for row in d.get("tokens", ()):
-            k = tuple(row)
-            t = memo.get(k)
-            if t is None:
-                t = memo[k] = Token(*row)
-            tokens.append(t)
-        lk = tuple(d.get("layers", ()))
-        layers = self.layers.get(lk)
-        if layers is None:
-            layers = self.layers[lk] = frozenset(Layer(x) for x in lk)
-        return Segment(
-            text=d["text"],
-            tokens=tuple(tokens),
-            entities=tuple(Span(*x) for x in d.get("entities", ())),
-            chunks=tuple(Span(*x) for x in d.get("chunks", ())),
-            frames=tuple(Frame(p, tuple(Span(*a) for a in args))
-                         for p, args in d.get("frames", ())),
-            sent_starts=tuple(d.get("sent_starts", (0,))),
-            layers=layers,
-            schemes=tuple(sorted(d.get("schemes", {}).items())),
-        )
 
 
 class CacheWarning(UserWarning):
@@ -144,7 +119,7 @@ def _legacy_cache(path: Path) -> bool:
         try:
             tables = {r[0] for r in db.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            return tables == {"meta", "ann"} and db.execute(
+            return tables in ({"meta", "ann"}, {"meta", "layer"}) and db.execute(
                 "SELECT v FROM meta WHERE k = 'schema'").fetchone() is not None
         finally:
             db.close()
@@ -162,6 +137,7 @@ class Cache:
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = Path(path) if path is not None else default_path()
         self.writable = True
+        self.db: sqlite3.Connection | None = None
         if self.path.is_dir():
             raise InputError("is a directory, not an annotation cache file; pass a file path "
                              "with --cache (or --no-cache).", str(self.path))
@@ -174,16 +150,14 @@ class Cache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = self._open_waiting()
-        except sqlite3.OperationalError as e:
-            raise InputError(f"cannot open the annotation cache ({e}); pass a writable path "
-                             "with --cache, or --no-cache.", str(self.path)) from None
-        except sqlite3.DatabaseError as e:  # damaged, or another schema: ours, proven above
-            self._rebuild(str(e))
-            self.db = self._open_waiting()
-        except OSError as e:
-            raise InputError(f"cannot create the annotation cache ({e.strerror}); pass a "
-                             "writable path with --cache, or --no-cache.", str(self.path)
-                             ) from None
+        except sqlite3.DatabaseError as e:
+            if isinstance(e, sqlite3.OperationalError):
+                self.db = self._open_unwritable(str(e))
+            else:  # damaged, or another schema: ours, proven above
+                self._rebuild(str(e))
+                self.db = self._open_waiting()
+        except OSError as e:  # the directory cannot be created
+            self.db = self._open_unwritable(e.strerror or str(e))
 
     def _open_waiting(self, seconds: float = 120.0) -> sqlite3.Connection:
         """Open, waiting while another process holds the lock (creating the file, switching
@@ -199,13 +173,12 @@ class Cache:
                     time.sleep(delay)
                     delay = min(delay * 2, 0.5)
                     continue
-                if "readonly" in str(e) or "read-only" in str(e):
-                    return self._open_readonly()
                 raise
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         try:
+            self._check_schema(db)  # before anything is written to the file
             if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
                 # marked first, outside WAL, so the mark is in the file's header at once
                 db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -214,7 +187,6 @@ class Cache:
             db.execute("BEGIN IMMEDIATE")  # one creator at a time; others wait (timeout)
             try:
                 db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
-                db.execute("CREATE TABLE IF NOT EXISTS ann (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
                 row = db.execute("SELECT v FROM meta WHERE k = 'schema'").fetchone()
                 if row is None:
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)",
@@ -222,6 +194,8 @@ class Cache:
                 elif row[0] != str(SCHEMA_VERSION):
                     raise sqlite3.DatabaseError(f"schema {row[0]}, this mtstrata uses "
                                                 f"{SCHEMA_VERSION}")
+                db.execute("CREATE TABLE IF NOT EXISTS layer (k BLOB PRIMARY KEY, "
+                           "v BLOB NOT NULL) WITHOUT ROWID")
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -235,14 +209,41 @@ class Cache:
             raise
         return db
 
-    def _open_readonly(self) -> sqlite3.Connection:
-        """A cache that cannot be written: read what it has, store nothing (with a warning)."""
-        db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=60,
-                             isolation_level=None)
-        db.execute("SELECT COUNT(*) FROM ann").fetchone()
+    @staticmethod
+    def _check_schema(db: sqlite3.Connection) -> None:
+        """A cache of another schema is refused (then moved aside) as it is found."""
+        try:
+            row = db.execute("SELECT v FROM meta WHERE k = 'schema'").fetchone()
+        except sqlite3.OperationalError as e:
+            if "no such table" in str(e):
+                return  # a new file
+            raise
+        if row is not None and row[0] != str(SCHEMA_VERSION):
+            raise sqlite3.DatabaseError(f"schema {row[0]}, this mtstrata uses {SCHEMA_VERSION}")
+
+    def _open_unwritable(self, why: str) -> sqlite3.Connection | None:
+        """A cache that cannot be written (read-only file or directory): read what it holds,
+        store nothing, with one warning; no file at all is an empty cache."""
         self.writable = False
-        LOG.warning("annotation cache %s is read-only: cached segments are used, new ones are "
-                    "not stored.", self.path)
+        db = None
+        if self.path.exists():
+            for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?immutable=1"):
+                try:
+                    db = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
+                    row = db.execute("SELECT v FROM meta WHERE k = 'schema'").fetchone()
+                    if row is None or row[0] != str(SCHEMA_VERSION):
+                        db.close()  # another schema: nothing in it may be read
+                        db = None
+                        break
+                    db.execute("SELECT COUNT(*) FROM layer").fetchone()
+                    break
+                except sqlite3.Error:  # (a WAL file in a read-only directory: immutable)
+                    if db is not None:
+                        db.close()
+                    db = None
+        LOG.warning("annotation cache %s cannot be written (%s): %s; new annotation is not "
+                    "stored.", self.path, why, "what it holds is used" if db is not None
+                    else "nothing can be read from it either")
         return db
 
     def _rebuild(self, why: str) -> None:
@@ -263,58 +264,45 @@ class Cache:
         self.close()
 
     def close(self) -> None:
-        self.db.close()
+        if self.db is not None:
+            self.db.close()
 
-    def get_many(self, annotator: str, texts: Sequence[str]) -> dict[str, Segment]:
-        """Cached segments of ``texts`` (missing or undecodable rows are left out)."""
-        with gc_paused():
-            return self._get_many(annotator, texts)
-
-    def _get_many(self, annotator: str, texts: Sequence[str]) -> dict[str, Segment]:
-        keys = {key(annotator, t): t for t in texts}
-        out: dict[str, Segment] = {}
-        decode = SegmentDecoder()
-        items = list(keys)
-        for i in range(0, len(items), 500):
-            chunk = items[i:i + 500]
-            q = f"SELECT k, v FROM ann WHERE k IN ({','.join('?' * len(chunk))})"
+    # ------------------------------------------------------------------ rows
+    def get_layers(self, keys: Mapping[Layer, str], texts: Sequence[str]
+                   ) -> dict[str, dict[Layer, str | bytes]]:
+        """The stored payload of each layer of each text (``keys``: each layer's key, see
+        :meth:`mtstrata.layers.Plan.layer_key`); what is not stored is left out."""
+        want = {key(lk, t): (t, layer) for t in texts for layer, lk in keys.items()}
+        out: dict[str, dict[Layer, str | bytes]] = {}
+        if self.db is None:
+            return out
+        items = list(want)
+        for i in range(0, len(items), 900):
+            chunk = items[i:i + 900]
+            q = f"SELECT k, v FROM layer WHERE k IN ({','.join('?' * len(chunk))})"
             try:
                 rows = self.db.execute(q, chunk).fetchall()
             except sqlite3.DatabaseError as e:
                 LOG.warning("annotation cache read failed (%s); annotating instead.", e)
                 return out
             for k, v in rows:
-                try:
-                    seg = decode(v)
-                except (ValueError, TypeError, KeyError, AttributeError):
-                    continue  # a damaged row is a miss; it is overwritten below
-                if seg.text == keys[k] and seg.is_consistent():
-                    out[seg.text] = seg
+                t, layer = want[k]
+                out.setdefault(t, {})[layer] = v
         return out
 
-    def put_many(self, annotator: str, segments: Iterable[Segment],
-                 payloads: Sequence[str] | None = None, texts: Sequence[str] | None = None
-                 ) -> None:
-        """Store segments in one transaction (all or nothing); ``payloads``, when given, are
-        their ``to_json()`` texts, already made (by a worker). With ``texts`` (the segments'
-        texts, in the order of ``payloads``) the segments themselves may be left out: the
-        payloads are stored as they are. A cache that cannot be written (read-only, full disk)
-        warns once and stores nothing more: the run goes on."""
-        segments = list(segments)
-        if payloads is None:
-            payloads = [s.to_json() for s in segments]
-        if texts is None:
-            texts = [s.text for s in segments]
-        if len(payloads) != len(texts) or (segments and len(segments) != len(texts)):
-            raise ValueError(f"{len(segments)} segments, {len(texts)} texts but "
-                             f"{len(payloads)} payloads")
-        rows = [(key(annotator, t), p) for t, p in zip(texts, payloads, strict=True)]
-        if not rows or not self.writable:
+    def put_layers(self, keys: Mapping[Layer, str],
+                   rows: Iterable[tuple[str, Mapping[Layer, str | bytes]]]) -> None:
+        """Store the payloads of ``(text, {layer: payload})`` in one transaction (all or
+        nothing); only the layers in ``keys``. A cache that cannot be written (read-only,
+        full disk) warns once and stores nothing more: the run goes on."""
+        data = [(key(keys[layer], t), v) for t, payloads in rows
+                for layer, v in payloads.items() if layer in keys]
+        if not data or not self.writable or self.db is None:
             return
         try:
             with self.db:  # BEGIN ... COMMIT, or ROLLBACK on error
                 self.db.execute("BEGIN IMMEDIATE")
-                self.db.executemany("INSERT OR REPLACE INTO ann VALUES (?, ?)", rows)
+                self.db.executemany("INSERT OR REPLACE INTO layer VALUES (?, ?)", data)
         except sqlite3.OperationalError as e:
             if "locked" in str(e) or "busy" in str(e):
                 raise
@@ -322,5 +310,36 @@ class Cache:
             LOG.warning("annotation cache %s cannot be written (%s): the run goes on without "
                         "storing its annotation.", self.path, e)
 
+    # ------------------------------------------------------------------ segments
+    def get_many(self, keys: Mapping[Layer, str], texts: Sequence[str],
+                 schemes: Mapping[Layer, str] | None = None) -> dict[str, Segment]:
+        """Segments of ``texts`` with every layer of ``keys`` (a text missing one, or with a
+        damaged row, is left out)."""
+        found = self.get_layers(keys, texts)
+        build = SegmentAssembler()
+        out: dict[str, Segment] = {}
+        with gc_paused():
+            for t, payloads in found.items():
+                if len(payloads) == len(keys):
+                    seg = build(t, payloads, schemes or {})
+                    if seg is not None:
+                        out[t] = seg
+        return out
+
+    def put_many(self, keys: Mapping[Layer, str], segments: Iterable[Segment],
+                 sentences_from: Layer = Layer.DEP) -> None:
+        """Store the layers of ``keys`` of each segment (one transaction)."""
+        rows = []
+        for s in segments:
+            payloads: dict[Layer, str | bytes] = dict(layer_payloads(
+                s, [x for x in keys if x is not Layer.EMB], sentences_from))
+            if Layer.EMB in keys and s.emb is not None:
+                payloads[Layer.EMB] = emb_payload(s.emb)
+            rows.append((s.text, payloads))
+        self.put_layers(keys, rows)
+
     def __len__(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM ann").fetchone()[0]
+        """The number of stored layer rows."""
+        if self.db is None:
+            return 0
+        return int(self.db.execute("SELECT COUNT(*) FROM layer").fetchone()[0])

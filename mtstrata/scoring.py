@@ -19,7 +19,7 @@ from mtstrata import progress
 from mtstrata import signature as _sig
 from mtstrata.errors import ConfigError, InputError
 from mtstrata.layers import AnnotationOptions, annotate_texts, plan_run
-from mtstrata.layers.executors import forked_map, parse_executor
+from mtstrata.layers.executors import forked_map, parse_executor, resolve_jobs
 from mtstrata.metrics.base import Metric, Score
 from mtstrata.metrics.prepared import Prepared
 from mtstrata.segment import Layer, Segment
@@ -208,12 +208,13 @@ def _system_stats(systems: Mapping[str, Sequence[str]], segs: dict[str, Segment]
 
     With ``--jobs N`` (N > 1, the local executor) the systems after the first are scored by N
     forked worker processes, each reading the run's segments and the reference state the first
-    system built here (so it is built once). Not when a metric runs a model of its own (the
-    embedding metrics: torch's thread pools do not survive a fork, and each worker would load
-    the model): those runs score in this process.
+    system built here (so it is built once). Not when a metric declares it runs a model of its
+    own while scoring (``runs_model``: torch's thread pools do not survive a fork, and each
+    worker would load the model): those runs score in this process. The embedding metrics do
+    not: their vectors are a layer, computed and cached before scoring like the others.
     """
     # never more workers than the systems left to score after the first, nor than the cores
-    jobs = min(options.jobs if options is not None else 1, len(systems) - 1,
+    jobs = min(resolve_jobs(options.jobs) if options is not None else 1, len(systems) - 1,
                os.cpu_count() or 1)
     forked = (jobs > 1 and len(systems) > 2 and options is not None
               and parse_executor(options.executor)[0] == "local"

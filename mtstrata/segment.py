@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 
 class Layer(str, enum.Enum):
     """The linguistic layers an annotator can fill and a metric can require."""
@@ -28,6 +30,7 @@ class Layer(str, enum.Enum):
     NER = "ner"  # typed entity spans
     CHUNKS = "chunks"  # noun / base chunks
     SRL = "srl"  # predicates with typed argument spans
+    EMB = "emb"  # contextual token vectors and a sentence vector (mtstrata.layers.embedding)
 
     def __str__(self) -> str:
         return self.value
@@ -62,6 +65,25 @@ class Frame:
     args: tuple[Span, ...] = ()
 
 
+@dataclass(frozen=True, eq=False)
+class Embedding:
+    """The ``emb`` layer of one text: its 13a tokens, one vector per token and a sentence
+    vector (see :mod:`mtstrata.layers.embedding`). Equal when every value is bit-identical."""
+
+    tokens: tuple[str, ...]
+    vectors: np.ndarray  # (len(tokens), dim) float16
+    sentence: np.ndarray  # (dim,) float16
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Embedding) and self.tokens == other.tokens
+                and self.vectors.dtype == other.vectors.dtype
+                and self.vectors.tobytes() == other.vectors.tobytes()
+                and self.sentence.tobytes() == other.sentence.tobytes())
+
+    def __hash__(self) -> int:
+        return hash((self.tokens, self.sentence.tobytes()))
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """An annotated segment. ``layers`` says which layers are filled (empty: raw text only)."""
@@ -76,6 +98,8 @@ class Segment:
     #: the label scheme of each labelled layer, e.g. ``{"dep": "clearnlp", "pos": "ptb"}``
     #: (as ``(layer, scheme)`` pairs; see mtstrata.layers.base.SCHEMES)
     schemes: tuple[tuple[str, str], ...] = ()
+    #: the ``emb`` layer (None unless :attr:`Layer.EMB` is filled); not part of the JSON form
+    emb: Embedding | None = None
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -150,7 +174,7 @@ class Segment:
     def with_layers(self, *layers: Layer) -> Segment:
         """The same segment declaring extra filled layers (e.g. an empty NER result)."""
         return Segment(self.text, self.tokens, self.entities, self.chunks, self.frames,
-                       self.sent_starts, self.layers | frozenset(layers))
+                       self.sent_starts, self.layers | frozenset(layers), self.schemes, self.emb)
 
     # ----------------------------------------------------------------- views
     @property
@@ -191,7 +215,8 @@ class Segment:
             "frames": [[f.predicate, [[a.start, a.end, a.label] for a in f.args]]
                        for f in self.frames],
             "sent_starts": list(self.sent_starts),
-            "layers": sorted(layer.value for layer in self.layers),
+            # the emb layer's vectors are stored by the annotation cache, not in JSON
+            "layers": sorted(layer.value for layer in self.layers if layer is not Layer.EMB),
             **({"schemes": dict(self.schemes)} if self.schemes else {}),
         }
 

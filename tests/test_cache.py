@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import sqlite3
@@ -14,18 +15,62 @@ import time
 import pytest
 
 from mtstrata.cache import Cache, CacheWarning, key
-from mtstrata.segment import Segment
+from mtstrata.segment import Layer, Segment
 from tests.conftest import hand_segments
+
+LAYERS = [x for x in Layer if x is not Layer.EMB]
+
+
+def keys(name: str, layers=LAYERS) -> dict[Layer, str]:
+    """Layer keys as a plan makes them (here: a name per provider)."""
+    return {x: f"{x.value}={name}" for x in layers}
+
+
+A, TOK = keys("a"), keys("a", [Layer.TOKENS])
+
+
+def full(seg: Segment) -> Segment:
+    return seg.with_layers(*LAYERS)
 
 
 def test_round_trip(tmp_path):
-    segs = hand_segments()
+    segs = [full(s) for s in hand_segments()]
     with Cache(tmp_path / "c.sqlite") as c:
-        c.put_many("ann-A", segs)
-        got = c.get_many("ann-A", [s.text for s in segs] + ["not there"])
+        c.put_many(keys("ann-A"), segs)
+        got = c.get_many(keys("ann-A"), [s.text for s in segs] + ["not there"])
         assert got == {s.text: s for s in segs}
-        assert c.get_many("ann-B", [s.text for s in segs]) == {}  # other annotator: no hit
-        assert len(c) == len(segs)
+        assert c.get_many(keys("ann-B"), [s.text for s in segs]) == {}  # other provider
+        assert len(c) == len(segs) * len(LAYERS)  # one row per layer
+
+
+def test_a_superset_serves_any_subset_and_a_new_layer_alone(tmp_path):
+    seg = full(hand_segments()[0])
+    with Cache(tmp_path / "c.sqlite") as c:
+        c.put_many(A, [seg])
+        sub = {x: A[x] for x in (Layer.TOKENS, Layer.POS)}
+        got = c.get_many(sub, [seg.text])[seg.text]
+        assert got.layers == {Layer.TOKENS, Layer.POS} and got.tokens[0].xpos == "DT"
+        assert got.tokens[0].head is None  # only the asked layers
+        other = {**sub, Layer.NER: "ner=another provider"}
+        assert c.get_many(other, [seg.text]) == {}  # a layer from another provider: a miss
+        assert set(c.get_layers(other, [seg.text])[seg.text]) == {Layer.TOKENS, Layer.POS}
+
+
+def test_emb_layer_round_trips_bit_for_bit(tmp_path):
+    import numpy as np
+
+    from mtstrata.segment import Embedding
+
+    rng = np.random.default_rng(0)
+    e = Embedding(("a", "b"), rng.standard_normal((2, 4)).astype(np.float16),
+                  rng.standard_normal(4).astype(np.float16))
+    seg = Segment.from_words(["a", "b"])
+    seg = Segment(seg.text, seg.tokens, layers=frozenset({Layer.TOKENS, Layer.EMB}), emb=e)
+    k = keys("a", [Layer.TOKENS, Layer.EMB])
+    with Cache(tmp_path / "c.sqlite") as c:
+        c.put_many(k, [seg])
+        got = c.get_many(k, [seg.text])[seg.text]
+    assert got == seg and got.emb.vectors.tobytes() == e.vectors.tobytes()
 
 
 def test_default_location_under_user_cache(monkeypatch, tmp_path):
@@ -39,7 +84,7 @@ def test_default_location_under_user_cache(monkeypatch, tmp_path):
 def _damaged_cache(p) -> bytes:
     """A real cache truncated in the middle (what a crash or a bad copy leaves)."""
     with Cache(p) as c:
-        c.put_many("a", [Segment.from_text(f"text {i}" * 50) for i in range(2000)])
+        c.put_many(TOK, [Segment.from_text(f"text {i}" * 50) for i in range(2000)])
     data = p.read_bytes()
     p.write_bytes(data[: len(data) // 2] + b"\0" * 100)
     return p.read_bytes()
@@ -58,8 +103,8 @@ def test_damaged_cache_is_rebuilt_with_a_warning(tmp_path, content):
     # an empty file is a valid new database for sqlite: no warning needed
     ctx = contextlib.nullcontext() if content == b"" else pytest.warns(CacheWarning)
     with ctx, Cache(p) as c:
-        c.put_many("a", [Segment.from_text("x")])
-        assert c.get_many("a", ["x"]) == {"x": Segment.from_text("x")}
+        c.put_many(TOK, [Segment.from_text("x")])
+        assert c.get_many(TOK, ["x"]) == {"x": Segment.from_text("x").with_layers(Layer.TOKENS)}
 
 
 def test_backups_never_overwrite_each_other(tmp_path):
@@ -111,22 +156,60 @@ def test_read_only_cache_is_used_without_storing(tmp_path, caplog, monkeypatch):
     # (tests run as root, for whom chmod does not make a file read-only: sqlite's own
     # read-only errors are produced instead, by a read-only connection)
     p = tmp_path / "c.sqlite"
-    s = hand_segments()[0]
+    s = full(hand_segments()[0])
     with Cache(p) as c:
-        c.put_many("a", [s])
+        c.put_many(A, [s])
         c.db.close()
         c.db = sqlite3.connect(f"file:{p}?mode=ro", uri=True, isolation_level=None)
-        c.put_many("a", [Segment.from_text("new")])  # warns once, stores nothing
+        c.put_many(A, [full(Segment.from_text("new"))])  # warns once, stores nothing
         assert not c.writable and "cannot be written" in caplog.text
-        assert c.get_many("a", [s.text, "new"]) == {s.text: s}
+        assert c.get_many(A, [s.text, "new"]) == {s.text: s}
 
     def readonly(self):
         raise sqlite3.OperationalError("attempt to write a readonly database")
 
     monkeypatch.setattr(Cache, "_open", readonly)  # opening: read what is there
     with Cache(p) as c:
-        assert not c.writable and c.get_many("a", [s.text]) == {s.text: s}
-    assert "read-only" in caplog.text
+        assert not c.writable and c.get_many(A, [s.text]) == {s.text: s}
+    assert "cannot be written" in caplog.text
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_read_only_directory_is_a_warning_not_the_end(tmp_path, caplog, monkeypatch, exists):
+    # a cache in a directory that cannot be written: sqlite cannot create the file (or its
+    # -wal/-shm files): the run reads what the file holds, stores nothing, and goes on
+    p = tmp_path / "ro" / "c.sqlite"
+    s = full(hand_segments()[0])
+    if exists:
+        with Cache(p) as c:
+            c.put_many(A, [s])
+
+    def cannot(self):
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(Cache, "_open", cannot)
+    with Cache(p) as c:
+        assert not c.writable
+        assert c.get_many(A, [s.text]) == ({s.text: s} if exists else {})
+        c.put_many(A, [full(Segment.from_text("new"))])
+    assert caplog.text.count("cannot be written") == 1
+
+
+def test_a_cache_of_schema_1_is_moved_aside_never_read(tmp_path):
+    # what the previous code wrote: one row per text and annotator signature
+    p = tmp_path / "c.sqlite"
+    db = sqlite3.connect(p)
+    db.execute("PRAGMA application_id = 1836348227")
+    db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
+    db.execute("CREATE TABLE ann (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES ('schema', '1')")
+    db.execute("INSERT INTO ann VALUES ('k', '{}')")
+    db.commit()
+    db.close()
+    old = p.read_bytes()
+    with pytest.warns(CacheWarning, match="schema 1"), Cache(p) as c:
+        assert len(c) == 0
+    assert (tmp_path / "c.sqlite.corrupt-1").read_bytes() == old
 
 
 def test_inconsistent_row_is_a_miss(tmp_path):
@@ -134,27 +217,28 @@ def test_inconsistent_row_is_a_miss(tmp_path):
     # crash the extractors: it is a miss, annotated again
     p = tmp_path / "c.sqlite"
     s = Segment.from_words("a b", heads=[2, 0], deprels=["x", "ROOT"])
+    k = keys("a", [Layer.TOKENS, Layer.DEP])
     with Cache(p) as c:
-        c.put_many("a", [s])
-        bad = s.to_json().replace('"a",null,null,null,2', '"a",null,null,null,7')
-        assert bad != s.to_json()
-        c.db.execute("UPDATE ann SET v = ? WHERE k = ?", (bad, key("a", s.text)))
-        assert c.get_many("a", [s.text]) == {}
+        c.put_many(k, [s])
+        assert c.get_many(k, [s.text]) == {s.text: s}
+        c.db.execute("UPDATE layer SET v = ? WHERE k = ?",
+                     ('[[7,0],["x","ROOT"],[0]]', key(k[Layer.DEP], s.text)))
+        assert c.get_many(k, [s.text]) == {}
 
 
 def test_damaged_row_is_a_miss(tmp_path):
     p = tmp_path / "c.sqlite"
-    s = hand_segments()[0]
+    s = full(hand_segments()[0])
     with Cache(p) as c:
-        c.put_many("a", [s])
+        c.put_many(A, [s])
     db = sqlite3.connect(p)
-    db.execute("UPDATE ann SET v = '{not json' WHERE k = ?", (key("a", s.text),))
+    db.execute("UPDATE layer SET v = '{not json' WHERE k = ?", (key(A[Layer.POS], s.text),))
     db.commit()
     db.close()
     with Cache(p) as c:
-        assert c.get_many("a", [s.text]) == {}
-        c.put_many("a", [s])
-        assert c.get_many("a", [s.text]) == {s.text: s}
+        assert c.get_many(A, [s.text]) == {}
+        c.put_many(A, [s])
+        assert c.get_many(A, [s.text]) == {s.text: s}
 
 
 def test_killed_writer_leaves_only_complete_rows(tmp_path):
@@ -163,11 +247,12 @@ def test_killed_writer_leaves_only_complete_rows(tmp_path):
         import sys
         sys.path.insert(0, {os.getcwd()!r})
         from mtstrata.cache import Cache
-        from mtstrata.segment import Segment
+        from mtstrata.segment import Layer, Segment
         c = Cache({str(p)!r})
         i = 0
         while True:
-            c.put_many("a", [Segment.from_words(f"w{{i}} x{{j}}".split()) for j in range(500)])
+            c.put_many({{Layer.TOKENS: "t"}},
+                       [Segment.from_words(f"w{{i}} x{{j}}".split()) for j in range(500)])
             i += 1
             print(i, flush=True)
     """)
@@ -180,9 +265,9 @@ def test_killed_writer_leaves_only_complete_rows(tmp_path):
     with Cache(p) as c:
         n = len(c)
         assert n >= 3 * 500 and n % 500 == 0  # whole transactions only
-        rows = c.db.execute("SELECT v FROM ann").fetchall()
+        rows = c.db.execute("SELECT v FROM layer").fetchall()
         for (v,) in rows:
-            Segment.from_json(v)  # every row decodes
+            json.loads(v)  # every row decodes
 
 
 # A fake backend for whole annotation runs (no model): deterministic segments, slow enough to
@@ -224,7 +309,7 @@ def _run(p, delay: float) -> dict:
     from mtstrata.layers import AnnotationOptions
 
     segs, _ = ns["L"].annotate_texts(ns["TEXTS"], {ns["Layer"].POS},
-                                     AnnotationOptions(cache=str(p), quiet=True))
+                                     AnnotationOptions(cache=str(p), quiet=True, jobs=1))
     return {"segs": segs, "calls": ns["made"][-1].calls, "texts": ns["TEXTS"]}
 
 
@@ -242,7 +327,8 @@ def test_run_killed_mid_annotation_leaves_a_usable_cache(tmp_path, monkeypatch):
                     print(k, flush=True)
                     yield s
         L.create_annotator = lambda spec, **kw: Loud()
-        L.annotate_texts(TEXTS, {{Layer.POS}}, AnnotationOptions(cache={str(p)!r}, quiet=True))
+        L.annotate_texts(TEXTS, {{Layer.POS}},
+                         AnnotationOptions(cache={str(p)!r}, quiet=True, jobs=1))
     """)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     for line in proc.stdout:  # kill once 70 segments are out: 3 batches of 20 written
@@ -279,7 +365,7 @@ def test_concurrent_writers_lose_nothing(tmp_path):
         import sys
         sys.path.insert(0, {os.getcwd()!r})
         from mtstrata.cache import Cache
-        from mtstrata.segment import Segment
+        from mtstrata.segment import Layer, Segment
         import os, time
         k = int(sys.argv[1])
         open({str(tmp_path)!r} + f"/ready{{k}}", "w").close()
@@ -287,7 +373,8 @@ def test_concurrent_writers_lose_nothing(tmp_path):
             time.sleep(0.001)
         with Cache({str(p)!r}) as c:
             for b in range(4):
-                c.put_many("a", [Segment.from_words(f"p{{k}} b{{b}} r{{j}}".split())
+                c.put_many({{Layer.TOKENS: "t"}},
+                           [Segment.from_words(f"p{{k}} b{{b}} r{{j}}".split())
                                  for j in range(50)]
                            + [Segment.from_words(f"shared {{j}}".split()) for j in range(25)])
     """)
@@ -305,4 +392,4 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     with Cache(p) as c:
         assert len(c) == 8 * 4 * 50 + 25
         want = [f"p3 b2 r{j}" for j in range(50)]
-        assert set(c.get_many("a", want)) == set(want)
+        assert set(c.get_many({Layer.TOKENS: "t"}, want)) == set(want)

@@ -26,7 +26,7 @@ SENTS = [
 
 @pytest.fixture(autouse=True)
 def _tmp_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("MTSTRATA_EMB_CACHE", str(tmp_path / "emb.sqlite"))
+    monkeypatch.setenv("MTSTRATA_CACHE", str(tmp_path / "annotations.sqlite"))
 
 
 def segs(texts):
@@ -58,17 +58,15 @@ def test_layer_tokens_vectors_and_float16():
     assert got[""].tokens == () and got[""].vectors.shape == (0, 384)
 
 
-def test_batch_and_padding_change_no_vector():
-    """A text embedded alone equals the same text in a padded batch of longer and shorter ones,
-    and a word split into several pieces gets the mean of its pieces' vectors."""
-    long = " ".join(SENTS)  # longer than the others: they are padded to its length
-    alone = {t: emb.embed_texts([t], cache=False)[t] for t in SENTS}
-    batch = emb.embed_texts([*SENTS, long, "unbelievably"], cache=False)
+def test_vectors_depend_on_the_text_alone():
+    """A text embedded alone is bit-identical to the same text among longer and shorter ones,
+    in any order (fixed batch shapes, one thread), and a word split into several pieces gets
+    the mean of its pieces' vectors."""
+    long = " ".join(SENTS)  # longer than the others
+    alone = {t: emb.embed_texts([t])[t] for t in SENTS}
+    batch = emb.embed_texts([*SENTS, long, "unbelievably", *SENTS[::-1]])
     for t in SENTS:
-        np.testing.assert_allclose(batch[t].vectors.astype(float),
-                                   alone[t].vectors.astype(float), atol=2e-3)
-        np.testing.assert_allclose(batch[t].sentence.astype(float),
-                                   alone[t].sentence.astype(float), atol=2e-3)
+        assert batch[t] == alone[t]  # every bit
     enc = emb.encoder()
     ids, words = enc.pieces([["unbelievably"]])[0]
     assert words.count(0) > 1  # several word pieces for one word
@@ -80,20 +78,24 @@ def test_batch_and_padding_change_no_vector():
                                "token_type_ids": torch.zeros(1, len(ids), dtype=torch.long)})
     want = o["token_embeddings"][0].numpy()[[i for i, w in enumerate(words) if w == 0]].mean(0)
     np.testing.assert_allclose(batch["unbelievably"].vectors[0].astype(float), want, atol=2e-3)
+    # one torch thread: vectors do not depend on the thread count, workers never oversubscribe
+    assert torch.get_num_threads() == 1
 
 
-def test_cache_rerun_does_not_encode(monkeypatch):
-    texts = SENTS[:2]
-    first = emb.embed_texts(texts)
+def test_cache_rerun_does_not_encode(monkeypatch, tmp_path):
+    from mtstrata.layers import AnnotationOptions, annotate_texts
+    from mtstrata.segment import Layer
+
+    opts = AnnotationOptions(cache=str(tmp_path / "c.sqlite"), quiet=True, jobs=1)
+    first, _ = annotate_texts(SENTS[:2], {Layer.EMB}, opts)
 
     def boom(*a, **k):
         raise AssertionError("encoded although cached")
 
     monkeypatch.setattr(emb, "encoder", boom)
-    again = emb.embed_texts(texts)
-    for t in texts:
-        np.testing.assert_array_equal(first[t].vectors, again[t].vectors)
-        assert first[t].tokens == again[t].tokens
+    again, _ = annotate_texts(SENTS[:2], {Layer.EMB}, opts)
+    assert again == first and all(s.emb is not None for s in again.values())
+    assert not (tmp_path / "embeddings.sqlite").exists()  # one cache file for every layer
 
 
 @pytest.mark.parametrize("spec", ["EMB-F", "EMB-P", "EMB-R", "EMB-F:idf=yes", "EMB-cos"])
@@ -224,18 +226,81 @@ def test_cli_stops_with_exit_2(tmp_path, weights, message):
     assert message in r.stderr and "Traceback" not in r.stderr
 
 
-def test_run_options_cache_beside_and_no_cache(tmp_path):
+def test_scores_equal_with_and_without_cache_and_any_jobs(tmp_path, monkeypatch):
+    # issue 27: EMB scores differed with and without the vector cache under one signature
     from mtstrata.layers import AnnotationOptions
     from mtstrata.scoring import compute
 
-    ann = tmp_path / "ann" / "annotations.sqlite"
-    ann.parent.mkdir()
-    run = compute({"s": SENTS[:2]}, [SENTS[:2]], [metrics.create("EMB-cos")],
-                  AnnotationOptions(cache=str(ann), quiet=True, jobs=1))
-    assert (ann.parent / "embeddings.sqlite").is_file()  # the vector cache sits beside it
-    off = tmp_path / "off"
-    off.mkdir()
-    again = compute({"s": SENTS[:2]}, [SENTS[:2]], [metrics.create("EMB-cos")],
-                    AnnotationOptions(cache=str(off / "a.sqlite"), use_cache=False, quiet=True))
-    assert not (off / "embeddings.sqlite").exists()  # --no-cache: nothing written
-    np.testing.assert_array_equal(run.stats[("s", 0)], again.stats[("s", 0)])
+    monkeypatch.setattr(emb, "TASK", 3)  # several tasks, so --jobs 2 forks two workers
+    hyps = [s.replace("the", "a") for s in SENTS] + ["unbelievably long words"]
+    refs = [SENTS + ["an unbelievable word"]]
+    ms = [metrics.create("EMB-F"), metrics.create("EMB-cos")]
+    cache = str(tmp_path / "ann.sqlite")
+    # the cache filled by another run whose texts are batched differently
+    compute({"x": SENTS[::-1] + ["x"]}, [hyps[::-1]], ms,
+            AnnotationOptions(cache=cache, quiet=True, jobs=1))
+    runs = [compute({"s": hyps}, refs, ms, AnnotationOptions(cache=cache, quiet=True, jobs=1)),
+            compute({"s": hyps}, refs, ms, AnnotationOptions(use_cache=False, quiet=True,
+                                                             jobs=1)),
+            compute({"s": hyps}, refs, ms, AnnotationOptions(use_cache=False, quiet=True,
+                                                             jobs=2))]
+    for i in range(len(ms)):
+        for r in runs[1:]:
+            np.testing.assert_array_equal(runs[0].stats[("s", i)], r.stats[("s", i)])
+            assert runs[0].signatures[i] == r.signatures[i]
+    assert "ann:emb-" in runs[0].signatures[0]
+
+
+def test_workers_are_bounded_by_the_cores(monkeypatch):
+    # issue 27: EMB-F with --jobs 64 ran 131 threads. Workers: at most the usable cores,
+    # each on one torch thread
+    from mtstrata.layers import executors
+
+    seen = []
+
+    def fake_map(fn, items, workers, *a, **k):
+        seen.append(workers)
+        return map(fn, items)
+
+    monkeypatch.setattr(executors, "forked_map", fake_map)
+    monkeypatch.setattr(emb, "TASK", 1)
+    list(emb.EmbeddingProvider().embed(SENTS, jobs=64))
+    assert seen == [min(executors.usable_cores(), len(SENTS))]
+
+
+def test_annotate_command_warms_the_vectors(tmp_path, monkeypatch, capsys):
+    # issue 27: `annotate -m EMB-F` said there was nothing to annotate
+    from mtstrata import cli
+
+    f = tmp_path / "t.txt"
+    f.write_text("\n".join(SENTS) + "\n", encoding="utf-8")
+    cache = str(tmp_path / "c.sqlite")
+    assert cli.main(["annotate", "-i", str(f), "-m", "EMB-F", "--cache", cache]) == 0
+    assert "embedded" in capsys.readouterr().err
+
+    def boom(*a, **k):
+        raise AssertionError("encoded although warmed")
+
+    monkeypatch.setattr(emb, "encoder", boom)
+    assert cli.main(["score", "-r", str(f), "-i", str(f), "-m", "EMB-F", "--cache", cache,
+                     "-q"]) == 0
+
+
+def test_a_foreign_sqlite_file_is_never_written(tmp_path, capsys):
+    # issue 27: the embedding cache wrote an emb table into any sqlite file and switched it
+    # to WAL; there is one cache now, which opens only its own files
+    import sqlite3
+
+    from mtstrata import cli
+
+    other = tmp_path / "mine.db"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE t (x)")
+    db.commit()
+    db.close()
+    before = other.read_bytes()
+    f = tmp_path / "t.txt"
+    f.write_text(SENTS[0] + "\n", encoding="utf-8")
+    assert cli.main(["score", "-r", str(f), "-i", str(f), "-m", "EMB-F", "--cache",
+                     str(other), "-q"]) == 2
+    assert other.read_bytes() == before and not Path(str(other) + "-wal").exists()

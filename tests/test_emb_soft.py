@@ -15,7 +15,7 @@ from mtstrata.segment import Segment
 
 @pytest.fixture(autouse=True)
 def _tmp_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("MTSTRATA_EMB_CACHE", str(tmp_path / "emb.sqlite"))
+    monkeypatch.setenv("MTSTRATA_CACHE", str(tmp_path / "annotations.sqlite"))
 
 
 def seg(words: str, frames=()) -> Segment:

@@ -10,8 +10,9 @@ import time
 
 import pytest
 
+from mtstrata.cache import SegmentAssembler
 from mtstrata.errors import ConfigError
-from mtstrata.layers import AnnotationOptions, annotate_texts
+from mtstrata.layers import AnnotationOptions, annotate_texts, plan
 from mtstrata.layers.executors import batches, guided, parse_executor
 from mtstrata.segment import Frame, Layer, Segment
 
@@ -63,6 +64,17 @@ def slow(monkeypatch):
 TEXTS = [f"sentence {i} of the test corpus" for i in range(300)]
 
 
+def _segments(batch) -> list[Segment]:
+    """The segments of a batch's layer payloads (as the driver builds them)."""
+    build = SegmentAssembler()
+    return [build(t, {Layer(k): v for k, v in r.items()}, {})
+            for t, r in zip(batch.texts, batch.rows, strict=True)]
+
+
+def _keys() -> dict:
+    return plan({Layer.POS}, SlowTagger()).keys({Layer.POS})
+
+
 def test_parse_executor():
     assert parse_executor("local") == ("local", None)
     assert parse_executor("dask") == ("dask", None)
@@ -112,7 +124,7 @@ def test_roles_are_labelled_in_the_workers(slow, tmp_path, executor):
     log = tmp_path / "pids"
     got = [seg for batch in batches(SlowTagger(), TEXTS, frozenset({Layer.POS}), executor, 100,
                                     workers=2, labeller=PidLabeller(str(log)))
-           for seg in batch]
+           for seg in _segments(batch)]
     assert sorted(s.text for s in got) == sorted(TEXTS)
     assert all(s.frames == (Frame(0),) and Layer.SRL in s.layers for s in got)
     pids = {ln.split()[0] for ln in log.read_text().splitlines()}
@@ -124,7 +136,7 @@ def test_roles_are_labelled_in_the_workers(slow, tmp_path, executor):
     # one process: labelled here, batch by batch, the same frames
     here = [seg for batch in batches(SlowTagger(), TEXTS, frozenset({Layer.POS}), "local", 100,
                                      labeller=PidLabeller(str(tmp_path / "here")))
-            for seg in batch]
+            for seg in _segments(batch)]
     assert sorted(here, key=lambda s: s.text) == sorted(got, key=lambda s: s.text)
     assert {ln.split()[0] for ln in (tmp_path / "here").read_text().splitlines()} == {
         str(os.getpid())}
@@ -141,7 +153,7 @@ def test_dask_equals_local_and_survives_a_killed_worker(slow, tmp_path):
         # once the first batches are stored (the workers are busy), kill one worker process
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not killed:
-            if _rows(cache) >= 25:
+            if _rows(cache) >= 50:
                 for p in _worker_pids():
                     os.kill(p, signal.SIGKILL)
                     killed.append(p)
@@ -158,8 +170,8 @@ def test_dask_equals_local_and_survives_a_killed_worker(slow, tmp_path):
     from mtstrata.cache import Cache
 
     with Cache(cache) as c:
-        assert len(c) == len(TEXTS)  # each written once (keys are unique per text anyway)
-        assert c.get_many(sig, TEXTS) == local  # the workers' JSON, stored as it came
+        assert len(c) == 2 * len(TEXTS)  # tokens and pos of each text, each written once
+        assert c.get_many(_keys(), TEXTS) == local  # the workers' JSON, stored as it came
 
 
 def _rows(path) -> int:
@@ -168,7 +180,7 @@ def _rows(path) -> int:
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
         try:
-            return db.execute("SELECT COUNT(*) FROM ann").fetchone()[0]
+            return db.execute("SELECT COUNT(*) FROM layer").fetchone()[0]
         finally:
             db.close()
     except sqlite3.Error:
@@ -198,16 +210,17 @@ def test_unreachable_scheduler_is_a_clear_error(slow, tmp_path):
 def test_fill_only_stores_the_same_rows_and_keeps_nothing(slow, tmp_path, monkeypatch, executor,
                                                           jobs):
     """``keep=False`` (``mtstrata annotate``): nothing is kept, the workers' JSON is stored
-    without being decoded in the driver, and the cache then holds what a keeping run gets."""
+    without being decoded in the driver (nor the cache hits' rows), and the cache then holds
+    what a keeping run gets."""
     from mtstrata import cache as cache_mod
     from mtstrata.cache import Cache
 
     kept, sig = annotate_texts(TEXTS, {Layer.POS}, AnnotationOptions(
         cache=str(tmp_path / "kept.sqlite"), quiet=True, executor=executor, jobs=jobs))
     decoded: list[str] = []
-    real = cache_mod.SegmentDecoder.__call__
-    monkeypatch.setattr(cache_mod.SegmentDecoder, "__call__",
-                        lambda self, p: decoded.append(p) or real(self, p))
+    real = cache_mod.SegmentAssembler.__call__
+    monkeypatch.setattr(cache_mod.SegmentAssembler, "__call__",
+                        lambda self, t, *a: decoded.append(t) or real(self, t, *a))
     path = tmp_path / "filled.sqlite"
     got, sig2 = annotate_texts(TEXTS[:40], {Layer.POS}, AnnotationOptions(  # some from the cache
         cache=str(path), quiet=True))
@@ -215,7 +228,7 @@ def test_fill_only_stores_the_same_rows_and_keeps_nothing(slow, tmp_path, monkey
     got, sig2 = annotate_texts(TEXTS, {Layer.POS}, AnnotationOptions(
         cache=str(path), quiet=True, executor=executor, jobs=jobs), keep=False)
     assert got == {} and sig2 == sig
-    assert len(decoded) == 40  # only the cache hits' rows were read (and checked)
+    assert decoded == []
     monkeypatch.undo()
     with Cache(path) as c:
-        assert len(c) == len(TEXTS) and c.get_many(sig, TEXTS) == kept
+        assert len(c) == 2 * len(TEXTS) and c.get_many(_keys(), TEXTS) == kept

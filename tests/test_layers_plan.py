@@ -139,7 +139,7 @@ def test_srl_runs_labeller_over_dep_layer(monkeypatch, fake, tmp_path):
     monkeypatch.setattr(layers_pkg, "srl", mod, raising=False)
     opts = AnnotationOptions(cache=str(tmp_path / "c.sqlite"), quiet=True, labeller="rules")
     segs, sig = annotate_texts(["a b c", "x", "a b c"], {Layer.SRL}, opts)
-    assert sig == "fake-1+srl-rules-9"
+    assert sig == "fake-1+srl-rules-9.conv2"
     assert fake[0].layers >= {Layer.DEP, Layer.LEMMA, Layer.POS}
     assert all(s.tokens[0].deprel == "root" for s in seen)  # labeller sees the dep layer
     assert segs["a b c"].frames == (Frame(0, (Span(1, 3, "A1"),)),)

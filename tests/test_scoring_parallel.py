@@ -64,6 +64,9 @@ def test_metrics_with_a_model_of_their_own_score_here(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["EMB-F", "ULC-emb"])
-def test_embedding_metrics_declare_their_model(name):
-    assert create(name).runs_model is True
-    assert create("ULC").runs_model is False
+def test_embedding_metrics_read_a_layer_and_run_no_model(name):
+    # the vectors are the emb layer, computed and cached before scoring: the EMB metrics
+    # score in forked workers like the others
+    from mtstrata.segment import Layer
+
+    assert create(name).runs_model is False and Layer.EMB in create(name).requires

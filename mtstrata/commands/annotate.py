@@ -24,12 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="text files, one segment per line ('-' reads standard input)")
     what = p.add_mutually_exclusive_group()
     what.add_argument("-m", "--metrics", nargs="+", metavar="METRIC",
-                      help="annotate the layers these metrics need, exactly as `mtstrata "
-                      "score -m ...` will (the cache is keyed by the components that ran, so "
-                      "this is the way to warm it for a later score run)")
+                      help="annotate the layers these metrics need (EMB metrics: the sentence-"
+                      "embedding vectors). The cache keeps each layer of a text apart, so a "
+                      "later score run reads whatever layers it needs from it")
     what.add_argument("-l", "--layers", nargs="+", metavar="LAYER",
                       help="layers to annotate (default: tokens lemma pos dep ner chunks; add "
-                      "srl for semantic roles)")
+                      "srl for semantic roles, emb for embedding vectors)")
     add_annotation_options(p)
     p.set_defaults(func=run)
 

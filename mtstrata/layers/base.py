@@ -9,19 +9,24 @@ part of the contract, since the element inventories and the role rules are writt
 Consumers that need a scheme declare it (a labeller's ``schemes``, a metric's ``schemes``) and
 :func:`plan` fails before any model is loaded when the chosen annotator cannot provide it.
 
-A metric's signature names exactly what produced *its* layers (:meth:`Plan.signature`), so one
-number has one signature whatever else ran beside it.
+Every layer has a provider (:mod:`mtstrata.layers.providers`): the annotator for the backend
+layers, the labeller for roles, the embedding model for ``emb``. A metric's signature names
+exactly what produced *its* layers (:meth:`Plan.signature`), so one number has one signature
+whatever else ran beside it; the cache keys each layer by its provider (:meth:`Plan.layer_key`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from mtstrata.errors import MissingLayerError
 from mtstrata.registry import Registry, parse_spec
 from mtstrata.segment import Frame, Layer, Segment
+
+if TYPE_CHECKING:
+    from mtstrata.layers.providers import Provider
 
 #: Label schemes by name (what a ``schemes`` mapping may say).
 SCHEMES = {
@@ -99,60 +104,161 @@ def create_annotator(spec: str, **defaults: Any) -> Annotator:
 
 @dataclass(frozen=True)
 class Plan:
-    """What a run must do: the annotator, its layers, and the role labeller on top."""
+    """What a run must do: the providers of its layers.
 
-    annotator: Annotator
+    ``annotator`` provides the backend layers (tokens, lemma, pos, dep, ner, chunks),
+    ``labeller`` the roles (srl), ``embedder`` the sentence-embedding layer (emb). Each layer's
+    provider (:meth:`provider`) declares what it requires and a signature; the cache keys a
+    layer of a text by :meth:`layer_key`, and a metric's signature names what produced its
+    layers by :meth:`signature`.
+    """
+
+    annotator: Annotator | None
     backend_layers: frozenset[Layer]
     labeller: Labeller | None = None
     schemes: Mapping[Layer, str] = field(default_factory=dict)
+    embedder: Any = None
 
     @property
     def srl(self) -> bool:
         return self.labeller is not None
 
+    @property
+    def layers(self) -> frozenset[Layer]:
+        """Every layer the plan produces."""
+        return self.backend_layers | ({Layer.SRL} if self.labeller else set()) | (
+            {Layer.EMB} if self.embedder is not None else set())
+
+    def closure(self, layers: Collection[Layer]) -> frozenset[Layer]:
+        """``layers`` and every layer their providers require, recursively."""
+        out: set[Layer] = set()
+        todo = list(layers)
+        while todo:
+            layer = todo.pop()
+            if layer not in out:
+                out.add(layer)
+                todo.extend(self._requires(layer))
+        return frozenset(out)
+
+    def _requires(self, layer: Layer) -> frozenset[Layer]:
+        if layer is Layer.EMB:
+            return frozenset()
+        if layer is Layer.SRL:
+            return self.labeller.needs if self.labeller is not None else SRL_NEEDS
+        if layer is Layer.TOKENS:
+            return frozenset()
+        return frozenset({Layer.TOKENS})  # a backend layer indexes its tokens
+
     def layers_for(self, layers: Collection[Layer]) -> frozenset[Layer]:
         """The annotator layers that produce ``layers`` (what the labeller reads included)."""
-        want = frozenset(layers)
-        base = (want - {Layer.SRL}) | {Layer.TOKENS}
-        if Layer.SRL in want and self.labeller is not None:
-            base |= self.labeller.needs
-        return base
+        return self.closure(layers) - {Layer.SRL, Layer.EMB}
+
+    def provider(self, layer: Layer) -> Provider:
+        """The provider of ``layer`` in this plan."""
+        from mtstrata.layers.providers import Provider, version
+
+        if layer is Layer.EMB:
+            if self.embedder is None:
+                raise MissingLayerError("this plan does not produce the emb layer.")
+            return Provider(layer, frozenset(), self.embedder.signature, self.embedder.name)
+        if layer is Layer.SRL:
+            if self.labeller is None:
+                raise MissingLayerError("this plan has no role labeller.")
+            return Provider(layer, self._requires(layer),
+                            f"srl-{self.labeller.version}.conv{version('srl')}",
+                            self.labeller.name)
+        if self.annotator is None or layer not in self.annotator.provides:
+            raise MissingLayerError(f"this plan does not produce the {layer} layer.")
+        one = getattr(self.annotator, "layer_signature", None)
+        sig = one(layer) if one is not None else self.annotator.signature(frozenset({layer}))
+        return Provider(layer, self._requires(layer), sig, self.annotator.name)
+
+    def layer_key(self, layer: Layer) -> str:
+        """What a layer's cached rows are keyed by: its provider's signature and the keys of
+        the layers that provider requires (so a change anywhere upstream changes the key)."""
+        p = self.provider(layer)
+        key = f"{layer.value}={p.signature}"
+        if p.requires:
+            key += "<" + ";".join(self.layer_key(r) for r in
+                                  sorted(p.requires, key=lambda x: x.value)) + ">"
+        return key
+
+    def keys(self, layers: Collection[Layer]) -> dict[Layer, str]:
+        """:meth:`layer_key` of each layer of the closure of ``layers``."""
+        return {layer: self.layer_key(layer) for layer in self.closure(layers)}
 
     def signature(self, layers: Collection[Layer] | None = None) -> str:
-        """What produced ``layers`` (default: everything the plan annotates): the annotator's
-        signature for exactly those layers, plus the labeller's version for roles."""
-        want = frozenset(layers) if layers is not None else self.backend_layers | (
-            {Layer.SRL} if self.labeller else set())
-        sig = self.annotator.signature(self.layers_for(want))
+        """What produced ``layers`` (default: everything the plan produces), for a metric's
+        ``ann`` signature fact: the annotator's signature for exactly the backend layers they
+        need (library, model, components, mtstrata's conversion version), then the role
+        labeller's (``+srl-...``) and the embedding model's (``+emb-...``) when they are
+        among them. One number has one signature whatever else ran beside it."""
+        want = self.closure(self.layers if layers is None else layers)
+        parts = []
+        backend = want - {Layer.SRL, Layer.EMB}
+        if backend and self.annotator is not None:
+            parts.append(self.annotator.signature(backend))
         if Layer.SRL in want and self.labeller is not None:
-            sig += f"+srl-{self.labeller.version}"
-        return sig
+            parts.append(self.provider(Layer.SRL).signature)
+        if Layer.EMB in want and self.embedder is not None:
+            parts.append(self.embedder.signature)
+        return "+".join(parts)
+
+    def schemes_of(self, layers: Collection[Layer]) -> dict[Layer, str]:
+        """The label scheme of each labelled layer among ``layers``."""
+        have = dict(self.annotator.schemes) if self.annotator is not None else {}
+        if self.labeller is not None:
+            have[Layer.SRL] = "propbank"
+        return {k: v for k, v in have.items() if k in layers}
+
+    def sentences_from(self) -> Layer:
+        """The layer whose provider splits sentences (see :func:`mtstrata.cache.layer_payloads`)."""
+        return getattr(self.annotator, "sentences_from", Layer.TOKENS)
 
 
 def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",
-         labeller: Labeller | str = "learned", schemes: Mapping[Layer, str] | None = None
-         ) -> Plan:
-    """Plan the annotators for ``layers`` and check the label schemes consumers need.
+         labeller: Labeller | str = "learned", schemes: Mapping[Layer, str] | None = None,
+         embedder: Any = None) -> Plan:
+    """Plan the providers of ``layers`` and check the label schemes consumers need.
 
     Args:
         layers: the union of the layers the requested metrics require.
         annotator: an annotator or its spec (``spacy``, ``stanza:dir=DIR``).
         labeller: the role labeller or its name, used when ``layers`` holds SRL.
         schemes: label schemes the metrics need (e.g. ``{Layer.DEP: "clearnlp"}``).
+        embedder: the provider of the emb layer (default: the pinned sentence-embedding
+            model, :class:`mtstrata.layers.embedding.EmbeddingProvider`), used when ``layers``
+            holds EMB.
 
     Raises:
         UnknownNameError: no annotator or labeller of that name.
         MissingLayerError: the annotator does not provide a layer, or a layer in the scheme a
             consumer needs; raised before any model is loaded.
     """
-    if isinstance(annotator, str):
-        annotator = create_annotator(annotator)
     want = frozenset(layers)
     lab: Labeller | None = None
     if Layer.SRL in want:
         lab = LABELLERS.create(labeller) if isinstance(labeller, str) else labeller
-    p = Plan(annotator, frozenset(), lab, dict(schemes or {}))
+    emb = None
+    if Layer.EMB in want:
+        if embedder is None:
+            from mtstrata.layers.embedding import EmbeddingProvider
+
+            embedder = EmbeddingProvider()
+        emb = embedder
+    p = Plan(None, frozenset(), lab, dict(schemes or {}), emb)
     base = p.layers_for(want)
+    if not base:
+        return Plan(None, frozenset(), lab, p.schemes, emb)
+    if isinstance(annotator, str):
+        annotator = create_annotator(annotator)
+    _check(annotator, base, lab, p.schemes)
+    return Plan(annotator, base, lab, p.schemes, emb)
+
+
+def _check(annotator: Annotator, base: frozenset[Layer], lab: Labeller | None,
+           schemes: Mapping[Layer, str]) -> None:
+    """The annotator provides ``base``, in the schemes its consumers need."""
     missing = base - annotator.provides
     if missing:
         others = [e.name for e in ANNOTATORS
@@ -163,7 +269,7 @@ def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",
             + (f"Use --annotator {others[0]}." if others else
                "No installed annotator does; choose metrics that need other layers "
                "(see `mtstrata list metrics`)."))
-    needed = [(layer, scheme, "the requested metrics") for layer, scheme in p.schemes.items()]
+    needed = [(layer, scheme, "the requested metrics") for layer, scheme in schemes.items()]
     if lab is not None:
         needed.append((Layer.DEP, lab.dep_scheme, f"the role labeller {lab.name!r}"))
     for layer, scheme, who in needed:
@@ -177,7 +283,6 @@ def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",
                 f"{have or 'no'} labels: its scores would be silently empty or wrong. "
                 + (f"Use --annotator {others[0]}, or choose metrics that do not need {layer} "
                    f"labels." if others else f"Choose metrics that do not need {layer} labels."))
-    return Plan(annotator, base, lab, p.schemes)
 
 
 def add_frames(segs: Sequence[Segment], labeller: Labeller) -> list[Segment]:

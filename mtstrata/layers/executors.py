@@ -25,8 +25,9 @@ finished before it is already in the cache.
 
 Each worker loads the annotator's model (and the role labeller's) once (kept per worker process,
 keyed by their configuration), annotates a batch, labels its roles (so the labeller runs in
-parallel too, not in the driver) and returns the batch as JSON segments; the driver decodes
-them and is the only writer of the annotation cache (sqlite keeps one writer). A batch whose
+parallel too, not in the driver) and returns each text's layers as cache payloads (JSON per
+layer); the driver stores them as they came, builds segments from them when the run keeps
+segments, and is the only writer of the annotation cache (sqlite keeps one writer). A batch whose
 worker dies is run again on another worker (``retries``); results are keyed by batch, so
 nothing is lost or written twice.
 """
@@ -44,7 +45,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from mtstrata.cache import SegmentDecoder, gc_paused
 from mtstrata.errors import ConfigError, ModelError
 from mtstrata.segment import Layer, Segment
 
@@ -54,8 +54,27 @@ T = TypeVar("T")
 _LOADED: dict[str, Any] = {}
 
 
-def check_jobs(jobs: int) -> None:
-    """``--jobs``: 1..MAX_JOBS (each worker process loads its own model)."""
+def usable_cores() -> int:
+    """The processors this process may run on (its CPU affinity; else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def resolve_jobs(jobs: int | None) -> int:
+    """``--jobs``: the user's number (checked), or by default the usable cores."""
+    if jobs is None:
+        return min(usable_cores(), MAX_JOBS)
+    check_jobs(jobs)
+    return jobs
+
+
+def check_jobs(jobs: int | None) -> None:
+    """``--jobs``: 1..MAX_JOBS (each worker process loads its own model); None: the default
+    (the usable cores)."""
+    if jobs is None:
+        return
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise ConfigError(f"--jobs must be 1..{MAX_JOBS} on this machine ({os.cpu_count()} "
                           f"cores; each worker process loads its own model, about 250 MB); "
@@ -71,17 +90,59 @@ def parse_executor(spec: str) -> tuple[str, str | None]:
     return kind, address or None
 
 
-class Batch(list[Segment]):
-    """Segments, with their JSON when a worker sent them so (the driver then stores that text
-    in the cache instead of encoding the segments again), and their texts. A run that keeps
-    no segments (``mtstrata annotate`` only fills the cache) gets batches of texts and JSON
-    only: the driver never decodes what it only stores."""
+class Batch:
+    """Annotated texts as the workers send them: each text's layers as cache payloads
+    (``{layer name: JSON}``, :func:`mtstrata.cache.layer_payloads`). The driver stores them as
+    they came and builds segments from them only when the run keeps segments."""
 
-    def __init__(self, segments: Iterable[Segment] = (), payloads: list[str] | None = None,
-                 texts: list[str] | None = None):
-        super().__init__(segments)
-        self.payloads = payloads
-        self.texts = [s.text for s in self] if texts is None else texts
+    def __init__(self, texts: list[str] | None = None, rows: list[dict[str, str]] | None = None):
+        self.texts = texts if texts is not None else []
+        self.rows = rows if rows is not None else []
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def extend(self, other: Batch) -> None:
+        self.texts.extend(other.texts)
+        self.rows.extend(other.rows)
+
+
+def annotate_rows(annotator: Any, labeller: Any, layers: frozenset[Layer], texts: list[str]
+                  ) -> list[dict[str, str]]:
+    """Annotate ``texts`` with ``layers`` (and roles, with a labeller) and return each text's
+    layer payloads: what a worker sends back."""
+    return rows_of(list(annotator.annotate(texts, layers)), annotator, labeller, layers)
+
+
+def rows_of(segs: list[Segment], annotator: Any, labeller: Any, layers: frozenset[Layer]
+            ) -> list[dict[str, str]]:
+    """The layer payloads of annotated ``segs`` (labelled first, with a labeller). Only
+    ``layers`` (plus tokens, and srl when labelled) are in them, whatever else the backend
+    filled."""
+    from mtstrata.cache import layer_payloads
+
+    segs = _label(segs, labeller)
+    out_layers = sorted(frozenset(layers) | {Layer.TOKENS}
+                        | ({Layer.SRL} if labeller is not None else set()),
+                        key=lambda x: x.value)
+    split = getattr(annotator, "sentences_from", Layer.TOKENS)
+    return [{k.value: v for k, v in layer_payloads(seg, out_layers, split).items()}
+            for seg in segs]
+
+
+def _here(annotator: Any, labeller: Any, texts: Sequence[str], layers: frozenset[Layer],
+          size: int) -> Iterator[Batch]:
+    """In this process: one stream through the backend, cut into batches of ``size``."""
+    part: list[Segment] = []
+    names: list[str] = []
+    for text, seg in zip(texts, annotator.annotate(texts, layers), strict=True):
+        part.append(seg)
+        names.append(text)
+        if len(part) >= size:
+            yield Batch(names, rows_of(part, annotator, labeller, layers))
+            part, names = [], []
+    if part:
+        yield Batch(names, rows_of(part, annotator, labeller, layers))
 
 
 def _label(segs: list[Segment], labeller: Any) -> list[Segment]:
@@ -93,11 +154,11 @@ def _label(segs: list[Segment], labeller: Any) -> list[Segment]:
 
 
 def _annotate_batch(annotator: Any, labeller: Any, layers: frozenset[Layer], texts: list[str]
-                    ) -> list[str]:
-    """Run on a worker: annotate (and label) one batch with this process's copies of the
+                    ) -> list[dict[str, str]]:
+    """Run on a Dask worker: annotate (and label) one batch with this process's copies of the
     annotator and the labeller."""
     mine, lab = _LOADED.setdefault(repr((annotator, labeller)), (annotator, labeller))
-    return [seg.to_json() for seg in _label(list(mine.annotate(texts, layers)), lab)]
+    return annotate_rows(mine, lab, layers, texts)
 
 
 MAX_JOBS = max(4, 2 * (os.cpu_count() or 1))  # more workers than this only add memory
@@ -189,31 +250,22 @@ def _pool_load(annotator: Any, labeller: Any) -> None:
     _LOADED["pool"] = (annotator, labeller)  # each worker loads the models once, on first use
 
 
-def _pool_batch(job: tuple[frozenset[Layer], list[str]]) -> list[str]:
+def _pool_batch(job: tuple[frozenset[Layer], list[str]]) -> list[dict[str, str]]:
     layers, texts = job
     annotator, labeller = _LOADED["pool"]
-    return [seg.to_json() for seg in _label(list(annotator.annotate(texts, layers)), labeller)]
-
-
-def _received(payloads: list[str], texts: list[str], decode: SegmentDecoder | None) -> Batch:
-    """A worker's batch as the driver holds it: decoded, unless ``decode`` is None (with the
-    collector paused, as for cache reads: its passes over the growing run cost a third more)."""
-    if decode is None:
-        return Batch((), payloads, texts)
-    with gc_paused():
-        return Batch(map(decode, payloads), payloads, texts)
+    return annotate_rows(annotator, labeller, layers, texts)
 
 
 def _pool_batches(annotator: Any, labeller: Any, texts: Sequence[str], layers: frozenset[Layer],
-                  workers: int, decode: SegmentDecoder | None) -> Iterator[Batch]:
-    """Segments of ``texts`` annotated by ``workers`` processes, in order, a task at a time
+                  workers: int) -> Iterator[Batch]:
+    """Payloads of ``texts`` annotated by ``workers`` processes, in order, a task at a time
     (the texts annotated before a worker dies are in the cache)."""
     parts = [list(texts[i:i + POOL_BATCH]) for i in range(0, len(texts), POOL_BATCH)]
     jobs = ((layers, part) for part in parts)
-    for part, payloads in zip(parts, forked_map(
+    for part, rows in zip(parts, forked_map(
             _pool_batch, jobs, workers, "annotating", _pool_load, (annotator, labeller),
             lost=" The texts annotated so far are in the cache."), strict=True):
-        yield _received(payloads, part, decode)
+        yield Batch(part, rows)
 
 
 def _terminate(pool: Any) -> None:
@@ -227,37 +279,30 @@ def _terminate(pool: Any) -> None:
 
 def batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], executor: str,
             size: int, workers: int = 1, tick: Callable[[int], object] | None = None,
-            labeller: Any = None, decode: bool = True) -> Iterator[Batch]:
-    """Annotated segments of ``texts`` in batches of up to ``size``, as they are done (a
-    distributed run may yield batches out of order), with the ``labeller``'s frames when one
-    is given (labelled where they are annotated: in the workers when there are workers);
-    ``tick(k)`` is called as ``k`` more texts are annotated (every segment in this process,
-    every batch otherwise). With ``decode=False`` the workers' batches come as texts and JSON
-    only (see :class:`Batch`)."""
+            labeller: Any = None) -> Iterator[Batch]:
+    """The layer payloads of ``texts`` (see :class:`Batch`) in batches of about ``size``
+    texts, as they are done (a distributed run may yield batches out of order), with the
+    ``labeller``'s frames when one is given (labelled where they are annotated: in the workers
+    when there are workers); ``tick(k)`` is called as ``k`` more texts are annotated."""
     kind, address = parse_executor(executor)
     parts: Iterable[Batch]
     here = kind == "local" and not (workers > 1 and len(texts) > POOL_BATCH)
-    decoder = SegmentDecoder() if decode else None
     if not here and kind == "local":
-        parts = _pool_batches(annotator, labeller, texts, layers, workers, decoder)
+        parts = _pool_batches(annotator, labeller, texts, layers, workers)
     elif here:
-        parts = (Batch([seg]) for seg in annotator.annotate(texts, layers))
+        parts = _here(annotator, labeller, texts, layers, size)
     else:
-        parts = _dask_batches(annotator, labeller, list(texts), layers, address, size, workers,
-                              decoder)
-    batch = Batch((), None if here else [])
+        parts = _dask_batches(annotator, labeller, list(texts), layers, address, size, workers)
+    batch = Batch()
     for part in parts:
         if tick is not None:
             tick(len(part.texts))
         batch.extend(part)
-        batch.texts.extend(part.texts)
-        if batch.payloads is not None:
-            batch.payloads.extend(part.payloads)  # type: ignore[arg-type]
-        if len(batch.texts) >= size:
-            yield Batch(_label(batch, labeller)) if here else batch
-            batch = Batch((), None if here else [])
-    if batch.texts:
-        yield Batch(_label(batch, labeller)) if here else batch
+        if len(batch) >= size:
+            yield batch
+            batch = Batch()
+    if len(batch):
+        yield batch
 
 
 TRIM = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
@@ -278,8 +323,7 @@ def guided(n: int, workers: int, most: int, least: int = 50) -> list[tuple[int, 
 
 
 def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: frozenset[Layer],
-                  address: str | None, size: int, workers: int, decode: SegmentDecoder | None
-                  ) -> Iterator[Batch]:
+                  address: str | None, size: int, workers: int) -> Iterator[Batch]:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -312,9 +356,9 @@ def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: froze
                                  pure=False): (i, j)
                    for i, j in guided(len(texts), have, size)}
         LOG.debug("annotation: %d batches on %s", len(futures), client.scheduler_info()["address"])
-        for future, payloads in as_completed(futures, with_results=True):
+        for future, rows in as_completed(futures, with_results=True):
             i, j = futures[future]
-            yield _received(payloads, texts[i:j], decode)
+            yield Batch(texts[i:j], rows)
             future.release()
     finally:
         client.close()

@@ -95,9 +95,19 @@ class StanzaAnnotator:
         res = hashlib.sha256((d / "resources.json").read_bytes()).hexdigest()[:12]
         object.__setattr__(self, "_base", f"stanza-{version}.{LANG}-res{res}")
 
+    #: stanza's tokenizer splits sentences
+    sentences_from: ClassVar[Layer] = Layer.TOKENS
+
     def signature(self, layers: frozenset[Layer]) -> str:
+        from mtstrata.layers.providers import version
+
         procs = processors_for(frozenset(layers) | {Layer.TOKENS})
-        return f"{self._base}.{'+'.join(procs)}"  # type: ignore[attr-defined]
+        return (f"{self._base}.{'+'.join(procs)}"  # type: ignore[attr-defined]
+                f".conv{version('stanza')}")
+
+    def layer_signature(self, layer: Layer) -> str:
+        """What one layer's content depends on (its provider's signature)."""
+        return self.signature(frozenset({layer}))
 
     def _load(self, processors: tuple[str, ...]) -> Any:
         """The pipeline of ``processors`` (built once per set, never downloading)."""

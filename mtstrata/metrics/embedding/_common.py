@@ -3,15 +3,21 @@
 Each metric has the parameters ``model`` (the lock name of the embedding model) and ``weights``
 (the first 16 hex digits of its weights' sha256, filled from ``models.lock``): both are in the
 signature, so a number names the exact weights that made it, and a signature made with other
-weights is refused when rebuilt. ``jobs`` (torch threads; 0: the run's ``--jobs``, else
-torch's default) never changes a number and is left out of the signature.
+weights is refused when rebuilt.
+
+The vectors are the segments' ``emb`` layer (:attr:`Layer.EMB`, which the metrics require), as a
+run computes and caches it through its provider (:class:`mtstrata.layers.embedding.
+EmbeddingProvider`). Segments built without it (the Python API on hand-made segments) are
+embedded by that provider here, without the cache: the same vectors, since a text's vectors
+depend on the text alone. ``jobs`` (worker processes for that case; 0: one) never changes a
+number and is left out of the signature.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -20,7 +26,7 @@ from mtstrata.errors import ConfigError
 from mtstrata.layers import embedding as emb
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.prepared import Prepared, prepared
-from mtstrata.segment import Segment
+from mtstrata.segment import Layer, Segment
 
 
 def locked_weights(model: str = emb.MODEL) -> str:
@@ -51,7 +57,7 @@ class EmbBase(MetricBase):
     jobs: int = field(default=0, compare=False)
 
     signature_exclude = frozenset({"jobs"})
-    runs_model = True  # the encoder (torch)
+    requires: ClassVar[frozenset[Layer]] = frozenset({Layer.EMB})
     # library versions go into signatures once mtstrata.signature knows them as run facts
     libraries = tuple(lib for lib in ("sentence-transformers", "transformers", "torch")
                       if lib in _sig.RUN_KEYS)
@@ -72,23 +78,21 @@ class EmbBase(MetricBase):
                 f"{have}… for {self.model}: the scores were made with other weights and "
                 "cannot be reproduced here; install the pinned model or drop the weights key.")
         if self.jobs < 0:
-            raise ConfigError(f"{self.display_name()}: jobs must be >= 0 (0: torch's default).")
+            raise ConfigError(f"{self.display_name()}: jobs must be >= 0 (0: one process).")
 
-    def vectors(self, side: Prepared, texts: list[str]) -> dict[str, Vectors]:
-        """The vectors of ``texts``, built once per run side."""
+    def vectors(self, side: Prepared, segs: list[Segment]) -> dict[str, Vectors]:
+        """Unit vectors of ``segs``' texts, built once per run side."""
 
         def build() -> dict[str, Vectors]:
-            # a scoring run's options: --jobs (torch threads), --cache (the vector cache sits
-            # beside the annotation cache), --no-cache, --quiet
-            opts = getattr(side, "options", None)
-            jobs = self.jobs or (getattr(opts, "jobs", None) if opts is not None else None)
-            cache: Path | bool = emb.default_cache_path(getattr(opts, "cache", None))
-            if opts is not None and not getattr(opts, "use_cache", True):
-                cache = False
-            quiet = getattr(opts, "quiet", True) if opts is not None else True
-            got = emb.embed_texts(texts, model=self.model, jobs=jobs, cache=cache, quiet=quiet)
-            return {t: Vectors(e.tokens, _unit(e.vectors), _unit(e.sentence))
-                    for t, e in got.items()}
+            own = self.model == emb.MODEL  # what a run's plan embeds with
+            missing = [s.text for s in segs if s.emb is None or not own]
+            extra = (emb.embed_texts(missing, model=self.model, jobs=self.jobs or 1)
+                     if missing else {})
+            out: dict[str, Vectors] = {}
+            for s in segs:
+                e = s.emb if s.emb is not None and own else extra[s.text]
+                out[s.text] = Vectors(e.tokens, _unit(e.vectors), _unit(e.sentence))
+            return out
 
         return side.state(("emb-vectors", self.model), build)
 
@@ -97,6 +101,6 @@ class EmbBase(MetricBase):
         if len(hyps) != len(refs):
             raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
         ph, pr = prepared(hyps), prepared(refs)
-        hv = self.vectors(ph, [h.text for h in ph])
-        rv = self.vectors(pr, [r.text for rs in pr for r in rs])
+        hv = self.vectors(ph, list(ph))
+        rv = self.vectors(pr, [r for rs in pr for r in rs])
         return [hv[h.text] for h in ph], [[rv[r.text] for r in rs] for rs in pr], pr

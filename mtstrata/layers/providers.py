@@ -1,0 +1,107 @@
+"""Layer providers: what produces each layer, and the version of mtstrata's own code in it.
+
+Every layer of a run is produced by a **provider** (spaCy's ``assigns``/``requires`` idea): it
+declares the layer it assigns, the layers it requires (a backend's layers index its tokens; the
+role labeller reads tokens, lemmas, tags and dependencies; the embedding model reads raw text)
+and a signature naming everything its output depends on: the library and model versions, the
+pipeline components that ran, and the version of mtstrata's own code that turns the backend's
+output into the layer (:data:`CODE`). The cache keys each layer of a text by that signature and
+by the keys of the layers it requires (:meth:`mtstrata.layers.Plan.layer_key`).
+
+:data:`CODE` records, for each unit of mtstrata's own conversion code, its version and the
+sha256 of its source (comments and docstrings left out). ``tests/test_provider_versions.py``
+fails when a unit's source changes and its recorded digest does not: whoever changes
+conversion code must then bump that unit's version (which changes every signature and cache
+key the unit goes into) and record the new digest. Importing this module loads no model.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import hashlib
+import importlib
+import inspect
+import textwrap
+from dataclasses import dataclass
+
+from mtstrata.segment import Layer
+
+#: the rows format shared by every layer (mtstrata.payloads): part of every unit below
+_ROWS = ("mtstrata.payloads:layer_payloads", "mtstrata.payloads:SegmentAssembler")
+
+#: unit -> (version, sha256 of its sources at that version, the sources). A source is
+#: ``module:qualname``. Bump the version whenever the digest changes (see the module docstring).
+CODE: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    # spaCy Doc -> tokens, lemmas, tags, dependencies, entities (and the components each needs)
+    "spacy": ("2", "42f18db9d151d38d318569a021cbb1b186d07bdb85961b3121fcf1567de6c2db", (
+        "mtstrata.layers.spacy_backend:to_segment", "mtstrata.layers.spacy_backend:_span",
+        "mtstrata.layers.spacy_backend:_NEEDS", *_ROWS)),
+    # the chunk rules over spaCy's parse
+    "spacy-chunks": ("2", "aaa880fdadc215c294b8689e14ebaad9f4b317465af1abf4993b76fa7de3e013", (
+        "mtstrata.layers.spacy_backend:derive_chunks",
+        "mtstrata.layers.spacy_backend:_continues",
+        "mtstrata.layers.spacy_backend:_chunk_label")),
+    # stanza Document -> layers
+    "stanza": ("2", "e2e865a2d22eb38cc1007dab6d95cc4a9e5a32d0a0a517266f9280f15009e862", (
+        "mtstrata.layers.stanza_backend:to_segment",
+        "mtstrata.layers.stanza_backend:_NEEDS", *_ROWS)),
+    # frames -> the srl row (the labellers' own code is versioned by their ``version``)
+    "srl": ("2", "2ef0bbcdf91ec95735c5e2513b6403f6ddcce03a2e43f68d3665e4da76dfeec8", (
+        "mtstrata.layers.base:add_frames", *_ROWS)),
+    # the sentence-embedding model's pooling, batching and stored form
+    "emb": ("2", "87a9ec5ea28fdd3b0c6cf037bbe08738a2da709dd9b018f4d00eeb08cceaf1e7", (
+        "mtstrata.layers.embedding:Encoder", "mtstrata.layers.embedding:tokenize",
+        "mtstrata.layers.embedding:one_thread", "mtstrata.layers.embedding:EmbeddingProvider",
+        "mtstrata.payloads:emb_payload",
+        "mtstrata.payloads:emb_from_payload")),
+}
+
+
+def version(unit: str) -> str:
+    """The version of the code unit ``unit`` (what signatures carry)."""
+    return CODE[unit][0]
+
+
+def _source(ref: str) -> str:
+    module, _, qualname = ref.partition(":")
+    obj: object = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    if inspect.isfunction(obj) or inspect.isclass(obj):
+        return textwrap.dedent(inspect.getsource(obj))  # type: ignore[arg-type]
+    return repr(obj)  # a table (e.g. the components each layer needs)
+
+
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
+                and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+    return tree
+
+
+def digest(unit: str) -> str:
+    """The sha256 of the unit's sources as they are now, without comments and docstrings."""
+    h = hashlib.sha256()
+    for ref in CODE[unit][2]:
+        src = _source(ref)
+        with contextlib.suppress(SyntaxError):  # (a table's repr is kept as it is)
+            src = ast.unparse(_strip_docstrings(ast.parse(src)))
+        h.update(ref.encode() + b"\0" + src.encode() + b"\0")
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Provider:
+    """What produces one layer: the layer it assigns, the layers it requires and the
+    signature of everything its output depends on (except those layers, which the cache key
+    adds: :meth:`mtstrata.layers.Plan.layer_key`)."""
+
+    assigns: Layer
+    requires: frozenset[Layer]
+    signature: str
+    by: str  # the backend, labeller or model name (for messages)

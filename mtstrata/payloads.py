@@ -1,0 +1,128 @@
+"""The stored form of each layer of a text: one JSON payload per layer (the ``emb`` layer:
+float16 bytes), and the assembly of a :class:`~mtstrata.segment.Segment` from its layers'
+payloads. The annotation cache stores these payloads (:mod:`mtstrata.cache`), workers send
+them, and every segment of a run is built from them, whether they were cached or just
+computed. Part of every provider's code version (:data:`mtstrata.layers.providers.CODE`).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from mtstrata.segment import Embedding, Frame, Layer, Segment, Span, Token
+
+
+def layer_payloads(seg: Segment, layers: Iterable[Layer], sentences_from: Layer = Layer.DEP
+                   ) -> dict[Layer, str]:
+    """The JSON payload of each of ``layers`` of ``seg`` (what one cache row holds).
+
+    ``sentences_from`` is the layer whose provider splits sentences: the parser's dependency
+    layer for spaCy, the tokenizer for stanza; ``seg.sent_starts`` is stored with that layer
+    only, so a tokens row never carries a parser's sentence starts.
+    """
+    out: dict[Layer, str] = {}
+    toks = seg.tokens
+    for layer in layers:
+        if layer is Layer.TOKENS:
+            v: Any = [[t.form for t in toks]]
+            if sentences_from is Layer.TOKENS:
+                v.append(list(seg.sent_starts))
+        elif layer is Layer.LEMMA:
+            v = [t.lemma for t in toks]
+        elif layer is Layer.POS:
+            v = [[t.upos for t in toks], [t.xpos for t in toks]]
+        elif layer is Layer.DEP:
+            v = [[t.head for t in toks], [t.deprel for t in toks]]
+            if sentences_from is Layer.DEP:
+                v.append(list(seg.sent_starts))
+        elif layer in (Layer.NER, Layer.CHUNKS):
+            spans = seg.entities if layer is Layer.NER else seg.chunks
+            v = [[x.start, x.end, x.label] for x in spans]
+        elif layer is Layer.SRL:
+            v = [[f.predicate, [[a.start, a.end, a.label] for a in f.args]] for f in seg.frames]
+        else:
+            raise ValueError(f"the {layer} layer has no JSON payload")
+        out[layer] = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    return out
+
+
+EMB_MAGIC = b"mtsE1"
+
+
+def emb_payload(e: Embedding) -> bytes:
+    """One text's ``emb`` layer as bytes: its tokens (JSON) and float16 vectors, sentence
+    vector first."""
+    toks = json.dumps(list(e.tokens), ensure_ascii=False).encode()
+    arr = np.vstack([e.sentence[None, :], e.vectors]).astype(np.float16)
+    return (EMB_MAGIC + struct.pack("<II", len(toks), arr.shape[1]) + toks
+            + arr.tobytes())
+
+
+def emb_from_payload(blob: bytes) -> Embedding:
+    """The inverse of :func:`emb_payload` (ValueError when the bytes are not one)."""
+    if not isinstance(blob, bytes) or not blob.startswith(EMB_MAGIC):
+        raise ValueError("not an emb payload")
+    n, dim = struct.unpack_from("<II", blob, len(EMB_MAGIC))
+    at = len(EMB_MAGIC) + 8
+    tokens = tuple(json.loads(blob[at:at + n]))
+    arr = np.frombuffer(blob, dtype=np.float16, offset=at + n).reshape(len(tokens) + 1, dim)
+    return Embedding(tokens, arr[1:], arr[0])
+
+
+class SegmentAssembler:
+    """Builds a :class:`Segment` from its layers' payloads, sharing equal tokens between
+    segments (a corpus repeats them: building each distinct one once is most of a warm run's
+    time). Returns None for payloads that do not fit together (a damaged row)."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[tuple[object, ...], Token] = {}
+        self.layer_sets: dict[frozenset[Layer], frozenset[Layer]] = {}
+
+    def __call__(self, text: str, payloads: Mapping[Layer, str | bytes],
+                 schemes: Mapping[Layer, str]) -> Segment | None:
+        try:
+            return self._build(text, payloads, schemes)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, struct.error):
+            return None
+
+    def _build(self, text: str, payloads: Mapping[Layer, str | bytes],
+               schemes: Mapping[Layer, str]) -> Segment | None:
+        d = {k: v for k, v in payloads.items() if k is not Layer.EMB}
+        raw = {k: json.loads(v) for k, v in d.items()}
+        tok = raw.get(Layer.TOKENS)
+        forms: list[str] = tok[0] if tok is not None else []
+        n = len(forms)
+        none = [None] * n
+        lemma = raw.get(Layer.LEMMA, none)
+        upos, xpos = raw.get(Layer.POS, (none, none))
+        dep = raw.get(Layer.DEP)
+        heads, rels = (dep[0], dep[1]) if dep is not None else (none, none)
+        if not all(len(c) == n for c in (lemma, upos, xpos, heads, rels)):
+            return None
+        memo = self.tokens
+        tokens = []
+        for row in zip(forms, lemma, upos, xpos, heads, rels, strict=True):
+            t = memo.get(row)
+            if t is None:
+                t = memo[row] = Token(*row)
+            tokens.append(t)
+        starts = (dep[2] if dep is not None and len(dep) > 2 else
+                  tok[1] if tok is not None and len(tok) > 1 else (0,))
+        emb = emb_from_payload(payloads[Layer.EMB]) if Layer.EMB in payloads else None  # type: ignore[arg-type]
+        key_ = frozenset(payloads)
+        layers = self.layer_sets.setdefault(key_, key_)
+        seg = Segment(
+            text=text, tokens=tuple(tokens),
+            entities=tuple(Span(*x) for x in raw.get(Layer.NER, ())),
+            chunks=tuple(Span(*x) for x in raw.get(Layer.CHUNKS, ())),
+            frames=tuple(Frame(p, tuple(Span(*a) for a in args))
+                         for p, args in raw.get(Layer.SRL, ())),
+            sent_starts=tuple(starts), layers=layers,
+            schemes=tuple(sorted((k.value, v) for k, v in schemes.items() if k in layers)),
+            emb=emb)
+        return seg if seg.is_consistent() else None

@@ -1,0 +1,54 @@
+"""Every unit of mtstrata's own conversion code has a version that moves with its source.
+
+A provider's signature (and so the cache key of its layer and the ``ann`` fact of every number
+made from it) carries the version of the code that converts a backend's output into the layer
+(:data:`mtstrata.layers.providers.CODE`). If that code changed without the version changing, a
+cache would serve what the old code converted under the new code's name. This test fails when a
+unit's source (comments and docstrings aside) no longer has the recorded digest: bump the
+unit's version and record the new digest.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mtstrata.layers import providers
+
+
+@pytest.mark.parametrize("unit", sorted(providers.CODE))
+def test_conversion_code_changes_with_its_version(unit):
+    version, recorded, _ = providers.CODE[unit]
+    now = providers.digest(unit)
+    assert now == recorded, (
+        f"the source of the {unit!r} conversion code changed (digest {now}) but its version "
+        f"is still {version} (recorded digest {recorded}): bump the version in "
+        f"mtstrata/layers/providers.py CODE[{unit!r}] and record the new digest there.")
+
+
+def test_the_digest_sees_code_but_not_comments(monkeypatch):
+    import inspect
+
+    from mtstrata.layers import spacy_backend
+
+    before = providers.digest("spacy-chunks")
+    src = inspect.getsource(spacy_backend._continues)
+    monkeypatch.setattr(providers, "_source", lambda ref: (
+        src.replace('return t.pos_ == "ADJ"', 'return t.pos_ in ("ADJ", "ADV")')
+        if ref.endswith(":_continues") else _orig(ref)))
+    assert providers.digest("spacy-chunks") != before
+    monkeypatch.setattr(providers, "_source", lambda ref: (
+        src.replace("# verb group", "# a verb group") if ref.endswith(":_continues")
+        else _orig(ref)))
+    assert providers.digest("spacy-chunks") == before
+
+
+_orig = providers._source
+
+
+def test_versions_reach_signatures():
+    from mtstrata.layers.spacy_backend import SpacyAnnotator
+    from mtstrata.segment import Layer
+
+    sig = SpacyAnnotator().signature(frozenset({Layer.CHUNKS}))
+    assert sig.endswith(f".conv{providers.version('spacy')}"
+                        f".chunks{providers.version('spacy-chunks')}")
