@@ -87,9 +87,10 @@ def add_annotation_options(p: argparse.ArgumentParser, quiet: bool = True) -> No
                    help="annotation cache file (default: $XDG_CACHE_HOME/mtstrata/"
                    "annotations.sqlite)")
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    g.add_argument("--jobs", type=jobs_option, default=1,
-                   help="annotation worker processes (a local pool, or Dask workers with "
-                   "--executor dask), each with its own model; default: %(default)s")
+    g.add_argument("--jobs", type=jobs_option, default=None,
+                   help="worker processes for annotation (a local pool, or Dask workers with "
+                   "--executor dask, each with its own model), embedding and scoring; "
+                   "default: the usable cores of this machine")
     g.add_argument("--executor", default="local", metavar="local|dask|dask:ADDRESS",
                    help="where annotation runs: this process, a Dask LocalCluster of --jobs "
                    "workers, or a Dask scheduler (dask:tcp://HOST:PORT); default: %(default)s")
