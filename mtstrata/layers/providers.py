@@ -50,7 +50,7 @@ CODE: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "srl": ("2", "2ef0bbcdf91ec95735c5e2513b6403f6ddcce03a2e43f68d3665e4da76dfeec8", (
         "mtstrata.layers.base:add_frames", *_ROWS)),
     # the sentence-embedding model's pooling, batching and stored form
-    "emb": ("2", "87a9ec5ea28fdd3b0c6cf037bbe08738a2da709dd9b018f4d00eeb08cceaf1e7", (
+    "emb": ("2", "f8e226f415a0bf52c57842de7a1bb3094908c00394173e292ee8ffba363752ba", (
         "mtstrata.layers.embedding:Encoder", "mtstrata.layers.embedding:tokenize",
         "mtstrata.layers.embedding:one_thread", "mtstrata.layers.embedding:EmbeddingProvider",
         "mtstrata.payloads:emb_payload",
