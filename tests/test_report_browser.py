@@ -238,3 +238,98 @@ def test_hostile_names_are_text_in_the_browser(tmp_path, pw):
         pg.locator("#seg-table tbody tr").first.click()
         assert "Segment" in pg.inner_text("#seg-view")
         ctx.close()
+
+
+def _edit_oracle(a: list[str], b: list[str]) -> tuple[int, int]:
+    """Fewest edits (Levenshtein over words, lower-cased), and the most matches among the
+    alignments with that many edits: the definition the page's align() implements."""
+    a, b = [x.lower() for x in a], [x.lower() for x in b]
+    inf = (10**9, 0)
+    d = [[inf] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        for j in range(len(b) + 1):
+            if i == j == 0:
+                d[i][j] = (0, 0)
+                continue
+            best = []
+            if i and j:
+                e, m = d[i - 1][j - 1]
+                best.append((e, m + 1) if a[i - 1] == b[j - 1] else (e + 1, m))
+            if i:
+                best.append((d[i - 1][j][0] + 1, d[i - 1][j][1]))
+            if j:
+                best.append((d[i][j - 1][0] + 1, d[i][j - 1][1]))
+            d[i][j] = min(best, key=lambda x: (x[0], -x[1]))
+    return d[len(a)][len(b)]
+
+
+def test_the_word_alignment_is_a_minimal_edit_alignment(page):
+    pg, _, _ = page
+    # by hand: a b c d / a c x d e: 3 edits either way; the one with 3 matches is chosen
+    path = pg.evaluate("align(['a','b','c','d'], ['A','c','x','d','e'])")
+    assert path == [[0, 0, "m"], [1, -1, "d"], [2, 1, "m"], [-1, 2, "i"], [3, 3, "m"],
+                    [-1, 4, "i"]]
+    assert pg.evaluate("align([], ['x'])") == [[-1, 0, "i"]]
+    assert pg.evaluate("align(['x'], ['y'])") == [[0, 0, "s"]]
+    import random
+
+    rng = random.Random(7)
+    for _ in range(60):
+        a = [rng.choice("abcde") for _ in range(rng.randint(0, 9))]
+        b = [rng.choice("abcdE") for _ in range(rng.randint(0, 9))]
+        path = pg.evaluate("([a, b]) => align(a, b)", [a, b])
+        # a valid alignment: every word of each side once, in order
+        assert [i for i, _, _ in path if i >= 0] == list(range(len(a)))
+        assert [j for _, j, _ in path if j >= 0] == list(range(len(b)))
+        for i, j, op in path:
+            if op in "ms":
+                assert (a[i].lower() == b[j].lower()) == (op == "m")
+        edits = sum(op != "m" for _, _, op in path)
+        assert (edits, sum(op == "m" for _, _, op in path)) == _edit_oracle(a, b)
+
+
+def test_side_by_side_from_every_explorer_list(page):
+    pg, errors, out = page
+    data = decode(out.read_text(encoding="utf-8"))
+    seg_ = data["segments"]
+    for mode in ("worst", "diff", "lexling"):
+        pg.select_option("#mode", mode)
+        assert pg.locator("#seg-table tbody tr").count() > 0
+        assert pg.locator("#seg-table tbody tr .sbs-link").count() == \
+            pg.locator("#seg-table tbody tr").count()
+    pg.select_option("#mode", "diff")
+    pg.select_option("#system-b", "phrase")
+    link = pg.locator("#seg-table tbody tr .sbs-link").first
+    i, a, b = (link.get_attribute(x) for x in ("data-seg", "data-sys", "data-sysb"))
+    assert b == "phrase" and a != b
+    link.click()
+    view = pg.locator("#pair-view")
+    assert view.get_attribute("data-a") == a and view.get_attribute("data-b") == b
+    texts = {s: seg_["texts"][seg_["hyp"][s][int(i)]] for s in (a, b)}
+    ref1 = seg_["texts"][seg_["ref"][int(i)][0]]
+
+    def rows(sel: str) -> tuple[str, str]:
+        cols = pg.locator(f"{sel} .al .alc:not(.alh)")
+        top = cols.evaluate_all("cs => cs.map(c => c.children[0].textContent)")
+        bottom = cols.evaluate_all("cs => cs.map(c => c.children[1].textContent)")
+        return ("".join(t for t in top if t != "·"), "".join(t for t in bottom if t != "·"))
+
+    # each grid shows every word of both sides, in order (the source and both references too)
+    assert rows(".pair-a") == ("".join(ref1.split()), "".join(texts[a].split()))
+    assert rows(".pair-b") == ("".join(ref1.split()), "".join(texts[b].split()))
+    assert rows(".pair-ab") == ("".join(texts[a].split()), "".join(texts[b].split()))
+    assert view.locator(".side.source").count() == 1
+    # the linguistic layers of both systems
+    for layer in ("words", "lemmas", "entities", "roles", "relations"):
+        assert view.locator(f'.layer[data-layer="{layer}"] .sbs > div').count() == 2
+    # another system and the other reference, from the view itself
+    other = next(s for s in data["meta"]["systems"] if s not in (a, b))
+    pg.select_option("#pair-b", other)
+    assert pg.locator("#pair-view").get_attribute("data-b") == other
+    pg.select_option("#pair-ref", "1")
+    assert "against reference 2" in pg.inner_text("#pair-view")
+    # and back to one system
+    pg.locator("#pair-view a.other-sys").first.click()
+    assert pg.locator("#pair-view").count() == 0 and f"Segment {i}" in pg.inner_text("#seg-view")
+    pg.select_option("#mode", "worst")
+    assert errors == []
