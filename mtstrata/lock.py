@@ -32,7 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mtstrata.errors import ConfigError
+from mtstrata.errors import ConfigError, ModelError
 
 SETUP_COMMAND = "mtstrata models --install   (in a source tree: make setup)"
 #: files of a pipeline directory that describe it rather than compute with it
@@ -214,7 +214,7 @@ def require_libraries(names: tuple[str, ...] | list[str], used_by: str) -> None:
     pinned = {p["name"]: p for p in load().get("package", [])}
     fixes = list(dict.fromkeys(package_fix(pinned[n]) if n in pinned else f"pip install {n}"
                                for n in missing))
-    raise ConfigError(f"{used_by} needs {', '.join(missing)}, not installed in this "
+    raise ModelError(f"{used_by} needs {', '.join(missing)}, not installed in this "
                       f"environment. Install: {'; '.join(fixes)}. Then `mtstrata models` "
                       "checks every pinned library.")
 

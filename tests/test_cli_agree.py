@@ -168,3 +168,13 @@ def test_mtme_other_signature_never_overwritten(tmp_path, capsys, monkeypatch):
     assert main(base) == 2
     assert "does not list it" in capsys.readouterr().err
     assert seg.read_bytes() == old
+
+
+@pytest.mark.parametrize("extra", [["-n", "100"], ["--seed", "3"]])
+def test_compare_draw_options_refused_with_the_sign_test_alone(tmp_path, capsys, monkeypatch,
+                                                               extra):
+    _no_work(monkeypatch)
+    d = _corpus(tmp_path)
+    assert main(["compare", "-r", str(d / "ref.txt"), "-i", *_files(d), "-b", "good",
+                 "--test", "sign", *extra]) == 2
+    assert "do nothing with --test sign alone" in capsys.readouterr().err

@@ -197,6 +197,7 @@ def test_emb_metric_without_torch_refused_before_any_work(monkeypatch, tmp_path,
         err = capsys.readouterr().err
         assert "needs torch" in err and 'pip install "mtstrata[emb]"' in err, err
         assert "Traceback" not in err and "requirements.txt" not in err
+        assert "Rebuild the set" not in err  # the set is fine: the environment lacks torch
 
 
 def test_search_learned_without_scikit_learn_is_a_clear_error(monkeypatch, tmp_path, capsys):

@@ -13,11 +13,12 @@ from mtstrata import corpus, metrics, progress, scoring
 from mtstrata.commands import _output
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
-from mtstrata.errors import InputError
+from mtstrata.errors import ConfigError, InputError
 
 TESTS = ("bs", "ar", "sign")
 #: sacreBLEU's defaults: 1000 bootstrap resamples, 10,000 randomisation trials
 DEFAULT_N = {"bs": 1000, "ar": 10000}
+DEFAULT_SEED = 12345  # sacreBLEU's default SACREBLEU_SEED
 COLUMNS = ["metric", "system", "baseline", "score", "baseline_score", "delta", "delta_low",
            "delta_high", "bs_p_two_sided", "bs_p_one_sided", "ar_p_two_sided", "sign_wins",
            "sign_losses", "sign_p_two_sided", "bs_resamples", "ar_trials", "seed", "signature"]
@@ -52,9 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-n", "--resamples", type=int, default=None, metavar="N",
                    help="bootstrap resamples and randomisation trials (default: sacreBLEU's, "
                    "1000 resamples and 10,000 trials)")
-    p.add_argument("--seed", type=int, default=12345,
+    p.add_argument("--seed", type=int, default=None,
                    help="random seed of the resampling (sacreBLEU's SACREBLEU_SEED; default "
-                   "%(default)s as there)")
+                   f"{DEFAULT_SEED} as there)")
     p.add_argument("--format", "-f", choices=["text", "json", "tsv"], default="text",
                    help="text: a table with a header and the signatures; json: strict JSON "
                    "records; tsv: one table with one header")
@@ -120,6 +121,11 @@ def run(args: argparse.Namespace) -> int:
     from mtstrata.combine.significance import check_resampling
 
     progress.configure(quiet=args.quiet)
+    if not {"bs", "ar"} & set(args.test) and (args.resamples is not None
+                                               or args.seed is not None):
+        raise ConfigError("-n/--resamples and --seed do nothing with --test sign alone (the "
+                          "sign test draws nothing). Leave them out, or add --test bs or ar.")
+    args.seed = DEFAULT_SEED if args.seed is None else args.seed
     built = [metrics.create(spec) for spec in (args.metrics or ["bleu"])]
     refs, hyps = corpus.read_inputs(args.ref, args.input)
     corpus.check_aligned(refs, hyps)

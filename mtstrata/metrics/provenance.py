@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mtstrata import signature as _sig
-from mtstrata.errors import ConfigError, MtstrataError
+from mtstrata.errors import ConfigError, ModelError, MtstrataError
 from mtstrata.metrics.base import Metric
 from mtstrata.segment import Layer
 
@@ -137,6 +137,8 @@ def build_members(specs: Sequence[str], where: str) -> tuple[Metric, ...]:
                 "(`mtstrata list metrics`).")
         try:
             out.append(create(spec))
+        except ModelError:
+            raise  # this environment lacks a library or model: its message names the fix
         except MtstrataError as e:
             raise ConfigError(f"the metric set {where} names a metric this version cannot "
                               f"build: {e} Rebuild the set (mtstrata search --out) with "
