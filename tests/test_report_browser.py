@@ -42,7 +42,8 @@ def sample_report(tmp_path_factory):
     (tmp / "src.txt").write_text("".join(f"Quelle {i} <b>nicht fett</b> & Ä\n" for i in range(n)),
                                  encoding="utf-8")
     assert main(["report", "-r", str(SAMPLE / "ref.A.txt"), "-r", str(SAMPLE / "ref.B.txt"),
-                 "-s", str(tmp / "src.txt"), "-i", *sorted(str(p) for p in (SAMPLE / "sys").glob("*.txt")),
+                 "-s", str(tmp / "src.txt"), "-i",
+                 *sorted(str(p) for p in (SAMPLE / "sys").glob("*.txt")),
                  "-b", "phrase", "-m", *METRICS, "-n", "200", "--cache",
                  str(tmp / "ann.sqlite"), "-q", "--out", str(out)]) == 0
     return out, tmp
@@ -174,7 +175,13 @@ def test_screenshot_for_the_readme(page):
     pg.locator("#seg-table tbody tr").first.click()
     pg.locator("#segment").scroll_into_view_if_needed()
     pg.screenshot(path=str(SHOTS / "report-segment.png"))
-    for name in ("report.png", "report-segment.png"):
+    pg.add_style_tag(content="nav { position: static; }")  # not over element shots
+    pg.select_option("#mode", "diff")
+    pg.locator("#seg-table tbody tr .sbs-link").first.click()
+    pg.locator("#segment").screenshot(path=str(SHOTS / "report-pair.png"))
+    pg.select_option("#mode", "worst")
+    pg.locator("#analyses").screenshot(path=str(SHOTS / "report-analyses.png"))
+    for name in ("report.png", "report-segment.png", "report-pair.png", "report-analyses.png"):
         assert (SHOTS / name).stat().st_size > 20_000
 
 

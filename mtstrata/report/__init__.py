@@ -1,9 +1,11 @@
 """``mtstrata report``: one self-contained HTML file for error analysis.
 
 :func:`build_report` scores the systems (one :func:`mtstrata.scoring.compute` run, annotated
-segments kept) and gathers the numbers (:mod:`.data`) and the Plotly figures (:mod:`.charts`);
-:func:`mtstrata.report.html.write_html` renders them into the page (template.html, the
-Plotly offline bundle inlined, the data embedded as compressed JSON).
+segments kept) and gathers the numbers (:mod:`.data`), compare-mt's analyses with linguistic
+ones (:mod:`.analyses`: :mod:`.buckets`, :mod:`.salience`) and the Plotly figures
+(:mod:`.charts`); :func:`mtstrata.report.html.write_html` renders them into the page
+(template.html; the static HTML of :mod:`.static` and :mod:`.analysis_html`, readable without
+JavaScript; plotly.js's basic bundle inlined; the data embedded as compressed JSON).
 """
 
 from __future__ import annotations
@@ -45,10 +47,9 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         freq_corpus, freq_name: lines (and the file's name) whose word counts define the
             frequency buckets (default: the references).
     """
-    from mtstrata.report.analyses import build_analyses, choose_pair
-
     from mtstrata.combine.significance import check_resampling
     from mtstrata.report import data as D
+    from mtstrata.report.analyses import build_analyses, choose_pair
     from mtstrata.report.charts import build_charts
 
     if source is not None and len(source) != len(refs[0]):

@@ -68,7 +68,7 @@ def overview_figure(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Mapping
             row=k // cols + 1, col=k % cols + 1)
         fig.update_yaxes(tickmode="array", tickvals=pos, ticktext=[label(s) for s in systems],
                          autorange="reversed", row=k // cols + 1, col=k % cols + 1)
-    fig.update_layout(height=max(300, 60 + nrows * (40 + 22 * len(systems))),
+    fig.update_layout(height=max(300, 60 + nrows * (90 + 22 * len(systems))),
                       margin={"l": 10, "r": 10, "t": 40, "b": 20}, template="plotly_white")
     return _json(fig)
 
