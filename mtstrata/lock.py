@@ -276,6 +276,8 @@ class Check:
     fix: str
     problem: str | None = None
     used_by: str = ""
+    #: the extra that installs it (``emb``, ``learned``); absent, it is optional
+    extra: str = ""
 
     @property
     def ok(self) -> bool:
@@ -296,7 +298,8 @@ def check_environment() -> list[Check]:
         out.append(Check("model", label, m["version"], version, fix, problem))
     for p in lock.get("package", []):
         out.append(Check("package", p["name"], p["version"], installed_version(p["name"]),
-                         package_fix(p), used_by=p.get("used_by", "")))
+                         package_fix(p), used_by=p.get("used_by", ""),
+                         extra=p.get("extra", "")))
     for f in lock.get("file", []):
         version, problem = file_state(f)
         out.append(Check("file", f["name"], f["version"], version,

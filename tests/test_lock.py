@@ -176,12 +176,24 @@ def test_pinned_libraries_agree_with_requirements_extras_and_sets():
 def test_models_names_what_the_emb_metrics_lack(monkeypatch, capsys):
     monkeypatch.setattr(lock, "installed_version", lambda p: None if p in (
         "torch", "sentence-transformers", "scikit-learn") else md.version(p))
-    assert cli.main(["models"]) == 2
+    code = cli.main(["models"])
     out = capsys.readouterr().out
-    assert "torch" in out and "MISSING" in out and "needed by: EMB-F" in out
+    torch = next(x for x in out.splitlines() if x.split()[1:2] == ["torch"])
+    assert "MISSING (optional: extra emb)" in torch and "needed by: EMB-F" in out
+    # absent extras are optional: they do not fail the check by themselves, and say so
+    assert "optional extras not installed: emb (for EMB-F" in out
+    assert (code == 0) == ("everything required is installed" in out)
     assert 'fix: pip install "mtstrata[emb]"' in out and "torch==2.13.0+cpu" in out
     assert 'fix: pip install "mtstrata[learned]"' in out and "search --learned" in out
     assert "requirements.txt" not in out
+
+
+def test_models_fails_on_another_version_of_a_pinned_library(monkeypatch, capsys):
+    monkeypatch.setattr(lock, "installed_version",
+                        lambda p: "2.14.1" if p == "torch" else md.version(p))
+    assert cli.main(["models"]) == 2  # another torch: the signatures and ULC-emb differ
+    out = capsys.readouterr().out
+    assert "DIFFERS (installed 2.14.1)" in out and 'fix: pip install "mtstrata[emb]"' in out
 
 
 def test_emb_metric_without_torch_refused_before_any_work(monkeypatch, tmp_path, capsys):

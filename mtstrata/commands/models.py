@@ -36,16 +36,30 @@ def run(args: argparse.Namespace) -> int:
     checks = lock.check_environment()
     width = max(len(c.name) for c in checks)
     bad = 0
+    optional: dict[str, str] = {}  # extra -> what needs it, for extras not installed
     print(f"lock: {lock.lock_path()}")
     for c in checks:
-        state = "ok" if c.ok else ("MISSING" if c.installed is None else
+        absent_extra = c.installed is None and c.extra
+        state = "ok" if c.ok else (f"MISSING (optional: extra {c.extra})" if absent_extra else
+                                   "MISSING" if c.installed is None else
                                    f"DIFFERS ({c.problem or f'installed {c.installed}'})")
         print(f"{c.kind:8} {c.name.ljust(width)}  {c.pinned:10}  {state}")
         if not c.ok:
-            bad += 1
+            if absent_extra:
+                optional[c.extra] = c.used_by
+            else:
+                bad += 1
             if c.used_by:
                 print(f"{'':8} needed by: {c.used_by}")
             print(f"{'':8} fix: {c.fix}")
     print(f"{'':8} (nltk's WordNet copy: {wordnet.wordnet_dir()})")
-    print("everything pinned is installed" if not bad else f"{bad} problem(s); see the fixes above")
+    missing = "; ".join(f"{extra} (for {who})" for extra, who in optional.items())
+    if bad:
+        print(f"{bad} problem(s); see the fixes above"
+              + (f". Optional extras not installed: {missing}" if missing else ""))
+    elif missing:
+        print(f"everything required is installed; optional extras not installed: {missing} "
+              "(the metrics that need them stop with the command above)")
+    else:
+        print("everything pinned is installed")
     return 0 if not bad else 2
