@@ -43,6 +43,7 @@ def build_analyses(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence
     else:
         freq = buckets.word_counts(buckets.tokenize(freq_corpus))
         source = f"{freq_name or 'the frequency corpus'} ({len(freq_corpus)} lines)"
+    matches = buckets.all_matches(ref, outs)
     a, b = pair
     segs = None
     if run is not None and run.segments and run.annotation:
@@ -54,7 +55,7 @@ def build_analyses(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence
     return {
         "pair": [a, b], "reference": 1, "words": "sacreBLEU 13a tokens, case kept",
         "frequency_source": source,
-        "frequency": buckets.by_frequency(ref, outs, freq),
-        "length": buckets.by_length(ref, outs),
+        "frequency": buckets.by_frequency(ref, outs, freq, matches=matches),
+        "length": buckets.by_length(ref, outs, matches=matches),
         "salient": salience.pair_analyses(ref, outs[a], outs[b], segs, len(ref)),
     }

@@ -24,6 +24,7 @@ Words are the 13a tokens of sacreBLEU (as BLEU's), case kept, matched against re
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -56,10 +57,7 @@ def bucket_names(cutoffs: Sequence[int]) -> list[str]:
 
 def bucket_of(value: int, cutoffs: Sequence[int]) -> int:
     """The index of the first cut-off above ``value`` (the last bucket if none is)."""
-    for i, c in enumerate(cutoffs):
-        if value < c:
-            return i
-    return len(cutoffs)
+    return bisect.bisect_right(cutoffs, value)
 
 
 def match_words(ref: Sequence[str], out: Sequence[str]) -> list[int]:
@@ -68,14 +66,25 @@ def match_words(ref: Sequence[str], out: Sequence[str]) -> list[int]:
     where: dict[str, list[int]] = {}
     for i, w in enumerate(ref):
         where.setdefault(w, []).append(i)
-    seen: Counter[str] = Counter()
+    seen: dict[str, int] = {}
     matches = []
     for w in out:
-        pos = where.get(w, ())
-        k = seen[w]
+        pos = where.get(w)
+        if pos is None:
+            matches.append(-1)
+            continue
+        k = seen.get(w, 0)
+        seen[w] = k + 1
         matches.append(pos[k] if k < len(pos) else -1)
-        seen[w] += 1
     return matches
+
+
+def all_matches(ref: Sequence[Sequence[str]], outs: Mapping[str, Sequence[Sequence[str]]]
+                ) -> dict[str, list[list[int]]]:
+    """:func:`match_words` of every sentence of every system (computed once, used by both
+    bucketings)."""
+    return {name: [match_words(r, o) for r, o in zip(ref, out, strict=True)]
+            for name, out in outs.items()}
 
 
 def f_measure(match: int, ref: int, out: int) -> dict[str, Any]:
@@ -98,20 +107,23 @@ def word_counts(corpus: Iterable[Sequence[str]]) -> Counter[str]:
 
 
 def by_frequency(ref: Sequence[Sequence[str]], outs: Mapping[str, Sequence[Sequence[str]]],
-                 freq: Mapping[str, int], cutoffs: Sequence[int] = FREQ_CUTOFFS
+                 freq: Mapping[str, int], cutoffs: Sequence[int] = FREQ_CUTOFFS,
+                 matches: Mapping[str, Sequence[Sequence[int]]] | None = None
                  ) -> dict[str, Any]:
-    """Word F-measure of each system per frequency bucket (compare-mt's ``freq`` bucketer)."""
+    """Word F-measure of each system per frequency bucket (compare-mt's ``freq`` bucketer);
+    ``matches``: :func:`all_matches`, if already computed."""
+    matches = matches if matches is not None else all_matches(ref, outs)
     nb = len(cutoffs) + 1
+    ref_b = [[bucket_of(freq.get(w, 0), cutoffs) for w in sent] for sent in ref]
     ref_tot = [0] * nb
-    for sent in ref:
-        for w in sent:
-            ref_tot[bucket_of(freq.get(w, 0), cutoffs)] += 1
+    for sent_b in ref_b:
+        for b in sent_b:
+            ref_tot[b] += 1
     per_sys = {}
     for name, out in outs.items():
         match, tot = [0] * nb, [0] * nb
-        for r, o in zip(ref, out, strict=True):
-            rb = [bucket_of(freq.get(w, 0), cutoffs) for w in r]
-            for w, m in zip(o, match_words(r, o), strict=True):
+        for rb, o, ms in zip(ref_b, out, matches[name], strict=True):
+            for w, m in zip(o, ms, strict=True):
                 b = rb[m] if m >= 0 else bucket_of(freq.get(w, 0), cutoffs)
                 tot[b] += 1
                 match[b] += m >= 0
@@ -120,16 +132,18 @@ def by_frequency(ref: Sequence[Sequence[str]], outs: Mapping[str, Sequence[Seque
 
 
 def by_length(ref: Sequence[Sequence[str]], outs: Mapping[str, Sequence[Sequence[str]]],
-              cutoffs: Sequence[int] = LENGTH_CUTOFFS) -> dict[str, Any]:
+              cutoffs: Sequence[int] = LENGTH_CUTOFFS,
+              matches: Mapping[str, Sequence[Sequence[int]]] | None = None) -> dict[str, Any]:
     """Word F-measure of each system per reference-length bucket, with the sentence counts."""
+    matches = matches if matches is not None else all_matches(ref, outs)
     nb = len(cutoffs) + 1
     which = [bucket_of(len(r), cutoffs) for r in ref]
     sentences = [which.count(b) for b in range(nb)]
     per_sys = {}
     for name, out in outs.items():
         match, rtot, otot = [0] * nb, [0] * nb, [0] * nb
-        for b, r, o in zip(which, ref, out, strict=True):
-            match[b] += sum(m >= 0 for m in match_words(r, o))
+        for b, r, o, ms in zip(which, ref, out, matches[name], strict=True):
+            match[b] += sum(m >= 0 for m in ms)
             rtot[b] += len(r)
             otot[b] += len(o)
         per_sys[name] = [f_measure(match[b], rtot[b], otot[b]) for b in range(nb)]
