@@ -124,6 +124,7 @@ def test_a_one_system_bleu_report_is_small(tmp_path, capsys):
     assert out.stat().st_size <= 1.5 * 10**6
     page = out.read_text(encoding="utf-8")
     assert "plotly.js (basic - minified)" in page and page.count("plotly.js v") == 0
+    assert "One system: no salient types" in page and decode(page)["analyses"]["salient"] == {}
 
 
 def test_the_inlined_bundle_is_the_pinned_plotly_js():

@@ -57,5 +57,6 @@ def build_analyses(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence
         "frequency_source": source,
         "frequency": buckets.by_frequency(ref, outs, freq, matches=matches),
         "length": buckets.by_length(ref, outs, matches=matches),
-        "salient": salience.pair_analyses(ref, outs[a], outs[b], segs, len(ref)),
+        "salient": salience.pair_analyses(ref, outs[a], outs[b], segs, len(ref))
+        if a != b else {},  # one system: nothing to compare
     }

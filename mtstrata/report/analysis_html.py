@@ -63,6 +63,8 @@ def render(an: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
           "length of the reference in words.</p>" + '<div class="scroll">' +
           bucket_table(an["length"], systems, "sentences", "sentences", "length-buckets") +
           '</div><div class="chart analysis-chart" data-fig="1"></div>')
+    if a == b:
+        return h + "<p>One system: no salient types (they compare two systems).</p>"
     h += (f"<h3>What separates {esc(a)} and {esc(b)}</h3><p class='note'>Salience "
           "(compare-mt): (matches of A + alpha) / (matches of A + matches of B + 2 alpha) for "
           "each type either system matched in the reference; near 1: "
