@@ -15,7 +15,8 @@ import os
 import shutil
 import subprocess
 import sys
-from functools import lru_cache
+import weakref
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -106,4 +107,23 @@ def _load(directory: str) -> Any:
     if reader.get_version() != "3.0":
         raise ModelError(f"the WordNet in {root} is version {reader.get_version()}, not 3.0; "
                          f"re-run `{SETUP_COMMAND}`.")
+    os.register_at_fork(after_in_child=partial(_own_files, weakref.ref(reader)))
     return reader
+
+
+def _own_files(ref: weakref.ref[Any]) -> None:
+    """In a forked child: forget the reader's open data files so that the child opens its own.
+
+    nltk's reader keeps ``data.noun`` and friends open and seeks in them on every lookup. A
+    forked scoring worker inherits those file objects, whose offsets the kernel shares with
+    the parent and the other workers: concurrent seeks and reads then interleave, lookups read
+    the wrong line ("No WordNet synset found ... at offset"), and METEOR-sy either fails or
+    scores with wrong synonyms. The child's copies are dropped (closing a child's descriptor
+    leaves the parent's open); the reader reopens each file on first use.
+    """
+    reader = ref()
+    if reader is None:
+        return
+    reader._data_file_map = {}
+    reader._key_synset_file = None
+    reader._key_count_file = None
