@@ -19,11 +19,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "report", formatter_class=Formatter,
         help="write an HTML report for error analysis (one self-contained file)",
         description="Score the systems and write one HTML file that opens offline: an "
-        "overview (scores with bootstrap intervals, significance against the baseline, where "
-        "metrics disagree on the ranking), per-type charts of every linguistic family, a "
+        "overview (scores as `score` prints them, bootstrap intervals, significance against the "
+        "baseline, where metrics disagree on the ranking) and the provenance, readable without "
+        "JavaScript; per-type tables and charts of every linguistic family; compare-mt's "
+        "analyses (word F-measure by frequency and by length bucket; salient word n-grams, "
+        "lemmas, POS n-grams, entity types and role labels between two systems, with counts); a "
         "segment explorer (worst segments, largest differences, lexical-vs-linguistic "
         "disagreement, segments with a given tag, entity type or role) and a segment view "
-        "highlighting what matches the reference layer by layer, and the provenance.")
+        "(source, references, each system layer by layer, two systems side by side with their "
+        "word alignments).")
     p.add_argument("-r", "--ref", action="append", required=True, metavar="REF",
                    help="a reference file (repeat for several references)")
     p.add_argument("-i", "--input", nargs="+", action="extend", required=True, metavar="HYP",
@@ -44,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(default: the first -i that is not the baseline, and the baseline)")
     p.add_argument("--freq-corpus", metavar="FILE",
                    help="a training-side text file (one sentence a line) whose word counts "
-                   "define the frequency buckets (default: the references)")
+                   "define the frequency buckets (default: reference 1)")
     p.add_argument("--json", metavar="FILE",
                    help="also write the analyses (buckets, salient types) as JSON to FILE")
     p.add_argument("-n", "--resamples", type=int, default=1000,
