@@ -340,3 +340,21 @@ def test_side_by_side_from_every_explorer_list(page):
     assert pg.locator("#pair-view").count() == 0 and f"Segment {i}" in pg.inner_text("#seg-view")
     pg.select_option("#mode", "worst")
     assert errors == []
+
+
+def test_print_shows_every_chart_and_the_whole_explorer(page):
+    """Print-to-PDF lays the page out for print: every chart is there (drawn on load, not
+    when scrolled into view) and the explorer's table is not cut to its scroll box."""
+    pg, _, _ = page
+    pg.emulate_media(media="print")
+    try:
+        charts = pg.locator(".chart")
+        assert charts.count() == pg.locator(".chart[data-drawn='1']").count() > 0
+        for k in range(charts.count()):
+            box = charts.nth(k).locator(".main-svg").first.bounding_box()
+            assert box is not None and box["height"] > 100
+        assert pg.evaluate("getComputedStyle(document.getElementById('seg-table-box'))"
+                           ".maxHeight") == "none"
+        assert len(pg.pdf(format="A4", print_background=True)) > 100_000
+    finally:
+        pg.emulate_media(media="screen")
