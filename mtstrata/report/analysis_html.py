@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mtstrata.report.static import _sequential, _table, esc, fmt
+from mtstrata.report.static import NOSCRIPT_CHART, _sequential, _table, esc, fmt
 
 FAMILIES = [("words", "word n-grams"), ("lemmas", "lemma n-grams"), ("pos", "POS n-grams"),
             ("entities", "entity types"), ("roles", "role labels")]
@@ -58,11 +58,11 @@ def render(an: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
           f"count in {esc(an['frequency_source'])} (an output word not matched: its own count)."
           "</p>" + '<div class="scroll">' + bucket_table(an["frequency"], systems, "ref",
                                                           "reference words", "freq-buckets") +
-          '</div><div class="chart analysis-chart" data-fig="0"></div>')
+          '</div><div class="chart analysis-chart" data-fig="0">' + NOSCRIPT_CHART + "</div>")
     h += ("<h3>Word F-measure by sentence length</h3><p class='note'>Sentences by the "
           "length of the reference in words.</p>" + '<div class="scroll">' +
           bucket_table(an["length"], systems, "sentences", "sentences", "length-buckets") +
-          '</div><div class="chart analysis-chart" data-fig="1"></div>')
+          '</div><div class="chart analysis-chart" data-fig="1">' + NOSCRIPT_CHART + "</div>")
     if a == b:
         return h + "<p>One system: no salient types (they compare two systems).</p>"
     h += (f"<h3>What separates {esc(a)} and {esc(b)}</h3><p class='note'>Salience "

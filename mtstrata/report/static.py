@@ -14,6 +14,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+#: what a chart's place says without JavaScript
+NOSCRIPT_CHART = ('<noscript><p class="note">(The chart needs JavaScript; the table above '
+                  'has its numbers.)</p></noscript>')
+
 
 def esc(s: Any) -> str:
     """Text as HTML (``&``, ``<``, ``>`` and both quotes escaped: safe in text and attributes)."""
@@ -153,7 +157,7 @@ def layer_tables(data: Mapping[str, Any]) -> str:
         out.append(f"<h3>{esc(layer['metric'])} ({len(layer['types'])} of {layer['n_types']} "
                    "types shown, by largest impact)</h3>" +
                    '<div class="scroll">' + _table(header, rows, cls="heat") + "</div>" +
-                   f'<div class="chart layer-chart" data-fig="{k}"></div>')
+                   f'<div class="chart layer-chart" data-fig="{k}">{NOSCRIPT_CHART}</div>')
     return "".join(out)
 
 
