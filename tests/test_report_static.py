@@ -151,3 +151,28 @@ def test_charts_use_only_traces_of_the_basic_bundle(hostile_report):
              for t in f["data"]}
     assert kinds <= {"bar", "scatter"}
     json.dumps(data)  # strict JSON
+
+
+def test_hostile_metric_names_and_types_are_escaped(hostile_report):
+    """Metric names (a set's file stem), specs, per-type labels and signatures reach the page
+    as text too: a page re-rendered with hostile ones has no element made of them."""
+    out, _, _ = hostile_report
+    data = decode(out.read_text(encoding="utf-8"))
+    bad = "<img src=x onerror=alert(3)>"
+    old = data["meta"]["metrics"][0]["name"]
+    data["meta"]["metrics"][0].update(name=bad, spec=bad + '"')
+    for r in data["overview"]:
+        if r["metric"] == old:
+            r["metric"] = bad
+    for p in data["ranking"]["pairs"]:
+        p["prefer_a"] = [bad if m == old else m for m in p["prefer_a"]]
+    data["provenance"]["signatures"][0].update(metric=bad, signature=bad)
+    data["provenance"]["command"] += " " + bad
+    data["layers"] = [{"metric": bad, "family": bad, "n_types": 1, "types": [
+        {"type": bad, "freq": 0.5, "count": 3, "scores": {s: 0.5 for s in
+                                                          data["meta"]["systems"]},
+         "delta": {}, "impact": {s: 0.1 for s in data["meta"]["systems"]}}]}]
+    page = H.render(data)
+    outside = re.sub(r"<script\b.*?</script>", "", page, flags=re.S)
+    assert "<img" not in outside
+    assert _visible_text(page).count(bad) >= 6  # shown, as text, wherever it is named
