@@ -99,3 +99,14 @@ def test_equals_nltk_with_ties(data, nrefs):
     hyps = data.draw(st.lists(short, min_size=n, max_size=n))
     refs = [data.draw(st.lists(short, min_size=n, max_size=n)) for _ in range(nrefs)]
     assert ours(hyps, refs) == pytest.approx(nltk_nist(hyps, refs), rel=1e-12, abs=1e-12)
+
+
+def test_tie_recomputation_keeps_a_segment_as_long_as_the_order():
+    """A hypothesis and references exactly max_order words long (one n-gram of the top order)
+    whose references tie: nltk's numbers."""
+    from mtstrata.metrics.lexical.nist import _ngrams
+
+    assert list(_ngrams(["a", "b"], 2)) == [("a", "b")] and not _ngrams(["a"], 2)
+    hyps = ["a b c d e", "b c d e a"]
+    refs = [["a b c d e", "e d c b a"], ["a b c d x", "b c d e a"]]
+    assert ours(hyps, refs) == pytest.approx(nltk_nist(hyps, refs), rel=1e-12)

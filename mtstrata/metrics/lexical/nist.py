@@ -178,7 +178,8 @@ def _tokens(m: NIST, seg: Segment) -> list[str]:
 
 
 def _ngrams(toks: list[str], k: int) -> Counter:
-    return Counter(zip(*[toks[j:] for j in range(k)])) if len(toks) >= k else Counter()
+    """The k-grams of ``toks`` in order of first occurrence (none when shorter than k)."""
+    return Counter(zip(*[toks[j:] for j in range(k)]))
 
 
 def _nltk_freq(m: NIST, refs: Prepared) -> tuple[Counter, int, list[list[list[str]]]]:
