@@ -231,7 +231,9 @@ def test_scores_equal_with_and_without_cache_and_any_jobs(tmp_path, monkeypatch)
     from mtstrata.layers import AnnotationOptions
     from mtstrata.scoring import compute
 
-    monkeypatch.setattr(emb, "TASK", 3)  # several tasks, so --jobs 2 forks two workers
+    # small batches and tasks (in all three runs), so --jobs 2 forks two workers
+    monkeypatch.setattr(emb, "TASK", 3)
+    monkeypatch.setattr(emb, "ROWS", 2)
     hyps = [s.replace("the", "a") for s in SENTS] + ["unbelievably long words"]
     refs = [SENTS + ["an unbelievable word"]]
     ms = [metrics.create("EMB-F"), metrics.create("EMB-cos")]
@@ -264,6 +266,7 @@ def test_workers_are_bounded_by_the_cores(monkeypatch):
 
     monkeypatch.setattr(executors, "forked_map", fake_map)
     monkeypatch.setattr(emb, "TASK", 1)
+    monkeypatch.setattr(emb, "ROWS", 1)
     list(emb.EmbeddingProvider().embed(SENTS, jobs=64))
     assert seen == [min(executors.usable_cores(), len(SENTS))]
 

