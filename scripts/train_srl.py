@@ -9,19 +9,31 @@ figures on the held-out part. Hyper-parameters are chosen with ``--tune`` on a f
 slice of the training documents (never on the held-out part); its grid differed by under
 0.01 F1, and the defaults below (the smaller model among the best) were kept.
 
-Deterministic: one thread for BLAS/OpenMP, the lbfgs solver (no random state), sorted
-vocabularies, a zip written with fixed dates; the same data and versions give the same bytes.
+Reproducible bytes: one thread for BLAS/OpenMP, the lbfgs solver (no random state), sorted
+vocabularies, a zip written with fixed dates, and on x86-64 the same arithmetic kernels on
+every processor: OpenBLAS's Haswell kernels and numpy's loops up to the X86_V3 (AVX2) level,
+whatever the machine offers beyond (an AVX-512 machine otherwise sums in another order, and
+lbfgs stops at another iterate: weights moved by up to 0.024). The settings are made before
+numpy loads and checked after (the script refuses to train otherwise); the caller's own
+thread and kernel variables do not matter. ``tests/test_srl_train.py`` trains twice from
+different environments (threads, kernel variables) and compares the bytes.
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl.py [--tune] [--out PATH]``
+Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl.py [--tune] [--limit N] [--out PATH]``
 (needs scikit-learn, pinned in requirements.txt; the labeller itself needs only numpy/scipy).
 """
 
 from __future__ import annotations
 
 import os
+import platform
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_v] = "1"
+#: arithmetic kernels fixed on x86-64 (module docstring): read by OpenBLAS and numpy at load
+KERNELS = {"OPENBLAS_CORETYPE": "Haswell", "NPY_ENABLE_CPU_FEATURES": "X86_V3"}
+if platform.machine() in ("x86_64", "AMD64"):
+    os.environ.update(KERNELS)
+    os.environ.pop("NPY_DISABLE_CPU_FEATURES", None)
 
 import argparse  # noqa: E402
 import hashlib  # noqa: E402
@@ -153,16 +165,39 @@ def tune(train_s: list[pb.PropBankSentence], train_g: list[Segment]) -> None:
                   f"  arguments P/R/F1 {'/'.join(f'{v:.3f}' for v in cnt.arguments())}")
 
 
+def check_kernels() -> None:
+    """Refuse to train unless BLAS runs one thread with the fixed kernels (x86-64)."""
+    import sklearn  # noqa: F401  (loads scipy's OpenBLAS too)
+    from threadpoolctl import threadpool_info
+
+    pools = [p for p in threadpool_info() if p.get("internal_api") == "openblas"]
+    bad = [p for p in pools if p.get("num_threads") != 1 or (
+        platform.machine() in ("x86_64", "AMD64")
+        and p.get("architecture") != KERNELS["OPENBLAS_CORETYPE"])]
+    if bad:
+        sys.exit("train_srl: BLAS is not pinned as the script sets it (one thread, "
+                 f"{KERNELS['OPENBLAS_CORETYPE']} kernels): {bad}; run the script as a program "
+                 "(not imported after numpy), refusing to write a model.")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=srl_learned.MODEL_FILE)
     ap.add_argument("--tune", action="store_true", help="grid on the tuning slice, then stop")
+    ap.add_argument("--limit", type=int, default=None, metavar="N",
+                    help="train on the first N training sentences only (the reproducibility "
+                    "test; the shipped model uses all)")
     a = ap.parse_args()
+    check_kernels()
     sents = pb.read()
     train_s, held_s = pb.split(sents)
     recorded = pb.read_held_out_ids()
     if sorted({s.document for s in held_s}) != recorded:
         sys.exit(f"the split differs from the recorded list {pb.held_out_file()}; refusing.")
+    if a.limit is not None:
+        if a.limit < 1:
+            sys.exit("train_srl: --limit must be at least 1")
+        train_s, held_s = train_s[:a.limit], held_s[:max(1, a.limit // 5)]
     t0 = time.perf_counter()
     nlp = pb.load_spacy()
     train_g = pb.parse_tokens(nlp, [s.tokens for s in train_s])

@@ -1,0 +1,49 @@
+"""The learned role model's training gives the same bytes whatever the caller's environment,
+and retraining reproduces the sha256 pinned in models.lock (scripts/train_srl.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtstrata.layers import srl_learned
+from mtstrata.layers import srl_propbank as pb
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_data = pytest.mark.skipif(not pb.data_path().is_file(),
+                                reason=f"gold PropBank data not found at {pb.data_path()}")
+
+
+def _train(out: Path, env: dict[str, str], *extra: str) -> str:
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("OPENBLAS", "OMP_", "MKL_", "NPY_"))}
+    r = subprocess.run([sys.executable, str(ROOT / "scripts/train_srl.py"), "--out", str(out),
+                        *extra], env={**base, "PYTHONPATH": str(ROOT), **env}, cwd=ROOT,
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr + r.stdout
+    return hashlib.sha256(out.read_bytes()).hexdigest()
+
+
+@needs_data
+@pytest.mark.spacy
+def test_training_bytes_do_not_depend_on_the_callers_threads_or_kernels(tmp_path):
+    """Without the script's kernel pinning these two environments give different weights
+    (measured on an AVX-512 machine: other OpenBLAS kernels sum in another order)."""
+    a = _train(tmp_path / "a.npz", {"OPENBLAS_CORETYPE": "Sandybridge",
+                                    "OPENBLAS_NUM_THREADS": "2"}, "--limit", "200")
+    b = _train(tmp_path / "b.npz", {"OPENBLAS_CORETYPE": "Prescott",
+                                    "NPY_DISABLE_CPU_FEATURES": "AVX512F"}, "--limit", "200")
+    assert a == b
+
+
+@needs_data
+@pytest.mark.spacy
+@pytest.mark.slow
+def test_retraining_reproduces_the_pinned_model(tmp_path):
+    got = _train(tmp_path / "m.npz", {})
+    assert got == srl_learned.pinned()["sha256"]
