@@ -88,8 +88,16 @@ def _scorer() -> Any:
     return meteor_score
 
 
-@lru_cache(maxsize=1)
 def _wordnet() -> Any:
+    from mtstrata.wordnet import data_dir
+
+    # one memo per WordNet directory: a run pointed at another copy (MTSTRATA_NLTK_DATA) loads
+    # and checks that copy instead of reusing the synonyms of the first one loaded
+    return _wordnet_in(str(data_dir()))
+
+
+@lru_cache(maxsize=4)
+def _wordnet_in(directory: str) -> Any:
     from mtstrata.wordnet import load_wordnet
 
     with warnings.catch_warnings():
