@@ -5,7 +5,11 @@
   ``json.dumps(..., allow_nan=False)`` guarantees it.
 * A TSV stream is one table with one header; an undefined number is an empty cell.
 * Files are written to a temporary file in the same directory and renamed into place, so a
-  killed run never leaves a truncated file.
+  killed run never leaves a truncated file. Only a regular file is ever replaced: a path that
+  exists and is anything else (a symlink, FIFO, device, directory, socket) is refused with an
+  :class:`~mtstrata.errors.InputError` (exit 2) before and again just before the rename. The
+  temporary file has an unpredictable name and is created with ``O_CREAT|O_EXCL`` (mkstemp),
+  which never follows a planted symlink.
 """
 
 from __future__ import annotations
@@ -13,12 +17,15 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from mtstrata.errors import InputError
 
 
 def strict(obj: Any) -> Any:
@@ -60,24 +67,56 @@ def tsv(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def atomic_write(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file renamed into place (mode
-    0644); a failure leaves the previous file intact and raises an OSError naming ``path``,
-    not the temporary file."""
+def check_output_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` as a Path if it may be written: it does not exist or is a regular file (not a
+    symlink to one). Anything else raises InputError (exit 2): renaming over it would replace
+    a device, FIFO, socket or symlink (as root, ``--out /dev/null`` would replace the device).
+    Call it before any long work, so a bad ``--out`` is refused at once."""
     p = Path(path)
+    try:
+        st = os.lstat(p)
+    except FileNotFoundError:
+        return p
+    except OSError as e:
+        raise InputError(f"cannot be checked as an output file ({e.strerror}); choose another "
+                         "output path.", str(p)) from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a symbolic link" if stat.S_ISLNK(st.st_mode) else
+                "a directory" if stat.S_ISDIR(st.st_mode) else
+                "a FIFO" if stat.S_ISFIFO(st.st_mode) else
+                "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else
+                "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        raise InputError(f"exists and is {kind}, which writing the output would replace; only "
+                         "regular files are written. Pass the path of a new or regular file.",
+                         str(p))
+    return p
+
+
+def atomic_write(path: str | os.PathLike[str], text: str | bytes) -> Path:
+    """Write ``text`` (UTF-8; or ``bytes`` as they are) to ``path`` through a temporary file
+    renamed into place (mode 0644). A path that exists and is not a regular file is refused
+    (:func:`check_output_path`, InputError); a failure leaves the previous file intact and
+    raises an OSError naming ``path``, not the temporary file."""
+    p = check_output_path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = None
     try:
+        # mkstemp: a random name opened with O_CREAT|O_EXCL (mode 0600), never through a symlink
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        if isinstance(text, bytes):
+            with os.fdopen(fd, "wb") as fb:
+                fb.write(text)
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
         os.chmod(tmp, 0o644)
+        check_output_path(p)  # again: something may have been planted meanwhile
         os.replace(tmp, p)
     except OSError as e:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
         raise OSError(e.errno, e.strerror, str(p)) from None
-    except BaseException:
+    except BaseException:  # InputError from the second check, KeyboardInterrupt, ...
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
         raise
