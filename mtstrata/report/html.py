@@ -87,7 +87,9 @@ def render(data: Mapping[str, Any]) -> str:
 
 def check_writable(path: str | os.PathLike[str]) -> Path:
     """Refuse, before any work, an output path that cannot be written."""
-    p = Path(path)
+    from mtstrata.commands._output import check_output_path  # symlink/FIFO/device: refused
+
+    p = Path(path) if Path(path).is_dir() else check_output_path(path)
     parent = p.parent if str(p.parent) else Path(".")
     if p.is_dir():
         raise InputError("is a directory; --out needs an HTML file name (e.g. report.html).",
