@@ -8,7 +8,7 @@ DEMO_METRICS ?= bleu bleu-sbp nist chrf chrf++ ter wer per wrr 4-GRR tBLEU METEO
 	ROUGE-L ROUGE-W GTM-2 Ol 'SP-Op(*)' 'SP-Oc(*)' SP-pBLEU 'DP-Or(*)' DP-HWCM_r-4 DP-Ld \
 	'NE-Oe(*)' 'SR-Or(*)' 'SR-Mrv(*)' Bllip EMB-F EMB-cos ULC ULC-lex ULC-emb
 
-.PHONY: setup demo test setup-stanza bench lint wheelhouse
+.PHONY: setup demo test setup-stanza bench lint wheelhouse results
 
 $(STAMP): requirements.txt mtstrata/data/models.lock pyproject.toml scripts/setup.sh \
 		scripts/install_debian_data.sh
@@ -42,3 +42,21 @@ test: setup setup-stanza wheelhouse
 
 lint: setup
 	$(BIN)/ruff check mtstrata tests benchmarks scripts
+
+# RESULTS.md's generated sections (scripts/results_doc.py: one generator per section, the
+# hand-written text between them kept), from the score tables cached in RESULTS_TABLES (a cold
+# run annotates and scores every WMT17/WMT19 output: hours on 2 cores; warm: minutes).
+DATA ?= $(abspath ../shared/data)
+RESULTS_TABLES ?= $(HOME)/.cache/mtstrata/results
+R := $(RESULTS_TABLES)
+results: setup
+	cd scripts && ../$(BIN)/python results_linguistic.py --data $(DATA) --ling-tables $(R)/17-ling \
+		--ref-tables $(R)/17-ref --ter --ter-tables $(R)/17-ter --out ../RESULTS.md
+	cd scripts && ../$(BIN)/python emb_results.py --data $(DATA)/wmt17_toen_da \
+		--cache $(R)/annotations.sqlite --full-tables $(R)/17-emb --out ../build/emb_results.md \
+		--results ../RESULTS.md
+	cd scripts && ../$(BIN)/python results_wmt19.py --data $(DATA) --tables $(R)/19 \
+		--cache $(R)/annotations.sqlite --emb-sets ../build --ling-tables $(R)/17-ling \
+		--ref-tables $(R)/17-ref --out ../RESULTS.md
+	cd scripts && ../$(BIN)/python make_results.py --data $(DATA) --tables $(R)/17-text \
+		--ling-tables $(R)/17-ling --out ../RESULTS.md

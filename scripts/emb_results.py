@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from make_results import write_between
+from results_doc import write_sections
 
 from mtstrata._version import __version__
 from mtstrata.combine.data import DevCorpus, read_dev_corpus
@@ -46,7 +46,6 @@ from mtstrata.combine.table import (
 from mtstrata.layers import AnnotationOptions
 
 SEED = 12345
-BEGIN, END = "<!-- emb:begin -->", "<!-- emb:end -->"
 N_BOOT = 1000
 PAIRS = ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"]
 DEV = ["cs-en", "de-en", "fi-en", "lv-en"]  # as scripts/make_results.py
@@ -296,7 +295,7 @@ def main() -> None:
         cmb.save(Path(args.out).parent / f"set_{slug}.json")  # type: ignore[attr-defined]
     if args.results:  # the tables into RESULTS.md, between the markers (the rest untouched)
         body = [ln.replace("## ", "### ", 1) if ln.startswith("#") else ln for ln in lines[2:]]
-        write_between(Path(args.results), BEGIN, END, body, before=None)
+        write_sections(Path(args.results), "scripts/emb_results.py", {"embedding": body})
     print("\n".join(lines))
 
 

@@ -29,14 +29,13 @@ from make_results import (
     heldout_section,
     log,
     verdict,
-    write_between,
 )
+from results_doc import write_sections
 
 from mtstrata.combine.search import format_trace, hill_climb
 from mtstrata.combine.table import ScoreTable, cached_table, load_table, table_path
 from mtstrata.layers import AnnotationOptions
 
-BEGIN, END = "<!-- round2:begin -->", "<!-- round2:end -->"
 #: text metrics beside them; TER (sacreBLEU's, ~10 ms a segment here: ~30 min of CPU for WMT17
 #: on an idle machine) is added with --ter
 REFERENCE = ["bleu", "chrf"]
@@ -119,7 +118,8 @@ def main() -> None:
     reference = [*REFERENCE, *(["ter"] if args.ter else [])]
     md = section(tables(w17, args.ling_tables, args.ref_tables, options, reference,
                         args.ter_tables), reference)
-    write_between(Path(args.out), BEGIN, END, md)
+    write_sections(Path(args.out), "scripts/results_linguistic.py",
+                   {"round2-linguistic": md})
 
 
 if __name__ == "__main__":

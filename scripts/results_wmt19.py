@@ -34,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 from emb_results import TEXT as EMB_TEXT
-from make_results import DEV, LING, N_BOOT, SEED, corr_section, log, write_between
+from make_results import DEV, LING, N_BOOT, SEED, corr_section, log
+from results_doc import write_sections
 from results_linguistic import REFERENCE
 from results_linguistic import tables as tables17
 
@@ -45,7 +46,6 @@ from mtstrata.combine.table import ScoreTable, cached_table
 from mtstrata.combine.ulc import Combiner, load_set
 from mtstrata.layers import AnnotationOptions
 
-BEGIN, END = "<!-- wmt19:begin -->", "<!-- wmt19:end -->"
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = ["de-en", "fi-en", "gu-en", "kk-en", "lt-en", "ru-en", "zh-en"]
 #: BLEU, chrF, the text members of the bundled sets, and every text candidate of
@@ -148,7 +148,7 @@ def main() -> None:
           "Sets tested:", "", *[f"* {h}" for h in how], ""]
     md += corr_section("WMT19: every metric family", t19, SHOW, seg=False)[2:]
     md += set_section(sets, t19)
-    write_between(Path(args.out), BEGIN, END, md)
+    write_sections(Path(args.out), "scripts/results_wmt19.py", {"wmt19": md})
 
 
 if __name__ == "__main__":
