@@ -53,6 +53,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
                     f"bad parameter {part!r} in {spec!r}: write parameters as key=value, "
                     "separated by commas, e.g. 'bleu:smooth=exp,max_order=2'."
                 )
+            if key.strip() in params:  # last-wins would hide a typo or a pasted spec
+                raise ConfigError(
+                    f"parameter {key.strip()!r} is given twice in {spec!r} "
+                    f"({params[key.strip()]!r} and {val.strip()!r}); give it once.")
             params[key.strip()] = val.strip()
     return name.strip(), params
 

@@ -81,3 +81,20 @@ def test_family_without_example_is_refused():
     r: Registry[Thing] = Registry("thing")
     with pytest.raises(ValueError):
         r.add_family("X(t)", r"X\((\w+)\)", Thing)
+
+
+@pytest.mark.parametrize("spec", ["bleu:max_order=2,max_order=3", "bleu:max_order=2, max_order =2",
+                                  "chrf:char_order=6,word_order=2,char_order=6"])
+def test_a_parameter_given_twice_is_refused(spec):
+    with pytest.raises(ConfigError, match="given twice"):
+        parse_spec(spec)
+
+
+def test_a_parameter_given_twice_exits_2(tmp_path, capsys):
+    from mtstrata.cli import main
+
+    ref = tmp_path / "ref.txt"
+    ref.write_text("a b c\n")
+    rc = main(["score", "-r", str(ref), "-i", str(ref), "-m", "bleu:max_order=2,max_order=3"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "given twice" in err and "Traceback" not in err
