@@ -73,3 +73,21 @@ def close_matches(name: str, known: Iterable[str], n: int = 3) -> list[str]:
         if k not in out and k.lower().startswith(name.lower()) and len(name) >= 2:
             out.append(k)
     return out
+
+
+def check_encodable(text: str, where: str) -> None:
+    """Refuse text that is not valid Unicode (a lone surrogate such as ``"\\ud800"``, which only
+    the Python API can pass: files are decoded strictly). Annotators, the annotation cache and
+    sqlite need UTF-8, which cannot encode a lone surrogate; without this check the linguistic
+    metrics ended in a UnicodeEncodeError deep in the cache.
+
+    Raises:
+        InputError: naming ``where`` and the character position.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(
+            f"{where} holds a lone surrogate ({text[e.start]!r} at character {e.start + 1}), "
+            "which is not valid Unicode and cannot be annotated; decode the text with "
+            "errors='replace' (or fix the source) before scoring.") from None
