@@ -17,7 +17,7 @@ import numpy as np
 
 from mtstrata import progress
 from mtstrata import signature as _sig
-from mtstrata.errors import ConfigError, InputError
+from mtstrata.errors import ConfigError, InputError, check_encodable
 from mtstrata.layers import AnnotationOptions, annotate_texts, plan_run
 from mtstrata.layers.executors import forked_map, parse_executor, resolve_jobs
 from mtstrata.metrics.base import Metric, Score
@@ -87,6 +87,8 @@ def check_limits(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequence[s
     sides = [(f"reference {j + 1}", s) for j, s in enumerate(refs)] + list(systems.items())
     for side, lines in sides:
         for i, text in enumerate(lines):
+            if annotated:  # a lone surrogate (Python API only) cannot be annotated or cached
+                check_encodable(text, f"segment {i + 1} of {side}")
             if annotated and len(text) > MAX_ANNOTATED_CHARS:
                 raise InputError(
                     f"segment {i + 1} of {side} has {len(text):,} characters; the annotator "

@@ -87,3 +87,24 @@ def test_sp_oc_counts_words_outside_chunks():
     assert score("SP-Oc(NP)", hyp, [ref]) == 1.0
     assert score("SP-Oc(*)", hyp, [ref]) == pytest.approx(2 / 4)
     assert score("SP-Oc(O)", hyp, [ref]) == 0.0
+
+
+@pytest.mark.parametrize("spec", ["SP-Op(*)", "SP-pBLEU", "DP-HWCM_w-4", "NE-Oe(*)", "SR-Or",
+                                  "EMB-cos"])
+@pytest.mark.parametrize("side", ["hyp", "ref"])
+def test_lone_surrogates_through_the_api_are_a_clear_input_error(spec, side):
+    """Issue 27: a lone surrogate passed through the Python API ended in UnicodeEncodeError in
+    the annotation cache; it is refused before any work, naming segment and character."""
+    import mtstrata
+    from mtstrata.errors import InputError
+
+    bad, good = "the cat \ud800 sat", "the cat sat"
+    hyps, refs = ([bad], [[good]]) if side == "hyp" else ([good], [[bad]])
+    with pytest.raises(InputError, match=r"segment 1 of .*lone surrogate.*character 9"):
+        mtstrata.score(hyps, refs, spec)
+
+
+def test_lone_surrogates_in_lexical_metrics_are_scored():
+    import mtstrata
+
+    assert mtstrata.score(["a \ud800 b"], [["a \ud800 b"]], "chrF").value == 100.0
