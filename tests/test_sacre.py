@@ -149,3 +149,37 @@ def test_char_stats_of_a_hypothesis_ngram_no_reference_has():
                            False)
     assert got[0, 0].tolist() == [4, 3, 3, 3, 2, 2, 2, 1, 1]
     assert got[1, 0].tolist() == [2, 2, 2, 1, 1, 0, 0, 0, 0]
+
+
+def test_ter_refuses_a_segment_over_its_word_limit_before_any_work(tmp_path, capsys):
+    """Issue 27: TER's shift search took ~100 s on one segment under the old 2,000-word limit;
+    TER now takes at most Ter.max_words words, refused with exit 2 naming the segment."""
+    from mtstrata.cli import main
+    from mtstrata.metrics.lexical.sacre import Ter
+
+    n = Ter.max_words
+    assert n is not None and n <= 250
+    ref = tmp_path / "ref.txt"
+    ref.write_text("a b\n" + " ".join(["a", "b"] * n) + "\n")
+    hyp = tmp_path / "sysA.txt"
+    hyp.write_text("a b\nb a\n")
+    assert main(["score", "-r", str(ref), "-i", str(hyp), "-m", "ter"]) == 2
+    err = capsys.readouterr().err
+    assert "segment 2 of reference 1" in err and f"at most {n:,}" in err
+    assert "Traceback" not in err
+    ref.write_text("a b\n" + " ".join(["a"] * n) + "\n")
+    assert main(["score", "-r", str(ref), "-i", str(hyp), "-m", "ter"]) == 0
+
+
+def test_ter_counts_its_own_tokens_against_the_limit():
+    """With normalisation, one whitespace word can become many TER tokens."""
+    from mtstrata.errors import InputError
+    from mtstrata.metrics.lexical.sacre import Ter
+
+    m = Ter(norm=True)
+    long = ",".join(["a"] * 200)  # 1 whitespace word, 399 tokens after tercom normalisation
+    with pytest.raises(InputError, match="after TER's tokenization"):
+        m.stats_batch([Segment.from_text(long)], [[Segment.from_text("a")]])
+    with pytest.raises(InputError, match="reference segment"):
+        m.stats_batch([Segment.from_text("a")], [[Segment.from_text(long)]])
+    assert m.stats_batch([Segment.from_text("a , a")], [[Segment.from_text("a")]]).shape == (1, 2)

@@ -25,7 +25,7 @@ from sacrebleu.metrics.chrf import CHRF
 from sacrebleu.metrics.helpers import extract_word_ngrams
 from sacrebleu.metrics.ter import TER
 
-from mtstrata.errors import ConfigError
+from mtstrata.errors import ConfigError, InputError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.lexical import chars
@@ -224,7 +224,13 @@ class Ter(_Sacre):
 
     name: ClassVar[str] = "ter"
     display: ClassVar[str] = "TER"
-    max_words: ClassVar[int | None] = 2000  # quadratic alignment
+    #: sacreBLEU's shift search tries up to 1,000 shifts per round, each with a beam edit
+    #: distance, for up to one round per word: about n^2 work with a large constant. A
+    #: hostile pair of n words from a small vocabulary (the worst measured) took 1.4 s at 100
+    #: words, 7.8 s at 250, 17.6 s at 400 and ~100 s below 2,000 (shared 2-core machine), so
+    #: segments are limited to 250 words (checked before any work by scoring.check_limits on
+    #: whitespace words, and here on TER's own tokens, which normalisation may multiply).
+    max_words: ClassVar[int | None] = 250
     statistics: ClassVar[tuple[str, ...]] = ("edits", "ref_len")
     higher_is_better: ClassVar[bool] = False
 
@@ -234,6 +240,28 @@ class Ter(_Sacre):
 
     def details(self, stats: np.ndarray) -> dict[str, float]:
         return {"edits": float(stats[0]), "ref_len": float(stats[1])}
+
+    def _checked(self, text: str, side: str) -> str:
+        """TER's preprocessed ``text``, refused when longer than :attr:`max_words` tokens."""
+        out = self._metric()._preprocess_segment(text)
+        n = len(out.split())
+        if self.max_words is not None and n > self.max_words:
+            raise InputError(
+                f"a {side} segment has {n:,} words after TER's tokenization ({text[:60]!r}...); "
+                f"TER's shift search takes time growing with the square of the length and takes "
+                f"at most {self.max_words:,} words per segment. Split the line, or leave TER out.")
+        return out
+
+    def _ref_info(self, refs: Sequence[Segment]) -> Any:
+        if not refs:
+            raise ValueError(f"{self.display} needs at least one reference")
+        return self._metric()._extract_reference_info(
+            [self._checked(r.text, "reference") for r in refs])
+
+    def _rows(self, hyps: Prepared, refs: Prepared, infos: list) -> list:
+        m = self._metric()
+        return [m._compute_segment_statistics(self._checked(h.text, "hypothesis"), info)
+                for h, info in zip(hyps, infos, strict=True)]
 
 
 REGISTRY.add("chrf", ChrF, "character n-gram F-score (Popović 2015), sacreBLEU's")
