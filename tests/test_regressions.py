@@ -108,3 +108,13 @@ def test_lone_surrogates_in_lexical_metrics_are_scored():
     import mtstrata
 
     assert mtstrata.score(["a \ud800 b"], [["a \ud800 b"]], "chrF").value == 100.0
+
+
+@pytest.mark.parametrize("spec", ["SP-lBLEU", "SP-pBLEU"])
+def test_stream_bleu_with_two_empty_references(spec):
+    """Found by tests/test_ranges.py: pooling two reference sides without any n-gram raised
+    IndexError (a run-end mask of length 1 over no keys)."""
+    m = metrics.create(spec)
+    empty = Segment.from_words([], lemmas=[], upos=[], xpos=[])
+    st = m.stats_batch([empty], [[empty, empty]])
+    assert st.shape[0] == 1 and 0.0 <= m.score(st.sum(axis=0)) <= 100.0

@@ -3,9 +3,42 @@
 from __future__ import annotations
 
 import argparse
+import math
+from typing import Any
 
 from mtstrata import metrics
 from mtstrata.commands._help import Formatter
+
+INF = math.inf
+#: declared score ranges of metrics whose classes (owned elsewhere) declare none. ULC is the
+#: mean of members normalised by bounds fitted on a sample: a system outside that sample's
+#: range goes below 0 or above 1 (measured -27 to 2.7 on plain inputs), so it is unbounded.
+#: EMB-* are (best-reference, greedy-matched) cosines: -1 to 1.
+RANGES: dict[str, tuple[float, float]] = {
+    "ULC": (-INF, INF), "ULC-lex": (-INF, INF), "ULC-emb": (-INF, INF),
+    "EMB-cos": (-1.0, 1.0), "EMB-F": (-1.0, 1.0), "EMB-P": (-1.0, 1.0), "EMB-R": (-1.0, 1.0),
+}
+
+
+def declared_range(name: str, factory: Any) -> tuple[float, float]:
+    """The documented (lowest, highest) score of the metric registered as ``name`` (a metric
+    instance or its registry factory): the class's ``range`` if it declares one, else
+    :data:`RANGES`, else 0 to its ``scale`` (the value of a perfect score).
+    tests/test_ranges.py checks every registered metric against it on generated inputs."""
+    declared = getattr(factory, "range", None)
+    if declared is not None:
+        return (float(declared[0]), float(declared[1]))
+    if name in RANGES:
+        return RANGES[name]
+    return (0.0, float(getattr(factory, "scale", 1.0)))
+
+
+def format_range(lo: float, hi: float) -> str:
+    """``[0, 100]``, ``[0, inf)``, ``(-inf, 1]``."""
+    def num(v: float) -> str:
+        return "inf" if v == INF else "-inf" if v == -INF else f"{v:g}"
+    return (("(" if lo == -INF else "[") + num(lo) + ", " + num(hi)
+            + (")" if hi == INF else "]"))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +66,6 @@ def run(args: argparse.Namespace) -> int:
     width = max((len(e.name) for e in entries), default=10)
     for e in entries:
         layers = ",".join(e.layers) if e.layers else "text"
-        scale = {100.0: "0-100", float("inf"): "0-inf"}.get(getattr(e.factory, "scale", 1.0),
-                                                           "0-1  ")
-        print(f"{e.name.ljust(width)}  {scale}  [{layers}]  {e.description}")
+        scale = format_range(*declared_range(e.name, e.factory))
+        print(f"{e.name.ljust(width)}  {scale:11s}  [{layers}]  {e.description}")
     return 0

@@ -161,6 +161,9 @@ class GRR(MetricBase):
     max_words: ClassVar[int | None] = 2000  # quadratic alignment
     libraries: ClassVar[tuple[str, ...]] = ("sacrebleu",)
     statistics: ClassVar[tuple[str, ...]] = ("numerator", "denominator")
+    #: matched n-grams minus alpha x inserted words over the reference's n-grams: at most 1, and
+    #: unbounded below for a hypothesis much longer than its reference (-283 measured)
+    range: ClassVar[tuple[float, float]] = (-float("inf"), 1.0)
 
     def __post_init__(self) -> None:
         super().__post_init__()

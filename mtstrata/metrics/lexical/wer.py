@@ -85,6 +85,9 @@ class _ErrorRate(MetricBase):
     display: ClassVar[str] = ""
     libraries: ClassVar[tuple[str, ...]] = ("sacrebleu",)
     statistics: ClassVar[tuple[str, ...]] = ("errors", "ref_len")
+    #: errors / reference words: a hypothesis longer than its reference has more errors than
+    #: the reference has words, so the rate has no upper bound (284 measured on plain inputs)
+    range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -166,6 +169,8 @@ class WRR(_ErrorRate):
     name = "wrr"
     display = "WRR"
     higher_is_better: ClassVar[bool] = True
+    #: 1 - WER: at most 1, and unbounded below (-283 measured on plain inputs)
+    range: ClassVar[tuple[float, float]] = (-float("inf"), 1.0)
 
     def score(self, stats: np.ndarray) -> float:
         return 1.0 - self._rate(stats)

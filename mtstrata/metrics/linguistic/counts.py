@@ -123,7 +123,8 @@ def pooled_side(sides: Sequence[Side], n: int, n_types: int) -> Side:
     c = np.concatenate([s.counts for s in sides])
     order = np.lexsort((c, keys))  # by key, then count: the last of each run is the max
     keys, c = keys[order], c[order]
-    last = np.append(keys[1:] != keys[:-1], True)
+    # the last of each run of equal keys (no key at all: every reference is empty)
+    last = np.append(keys[1:] != keys[:-1], True) if len(keys) else np.zeros(0, dtype=bool)
     keys, c = keys[last], c[last]
     flat = (keys >> _SEG_SHIFT) * n_types + ((keys >> _TYPE_SHIFT) & (_MAX_TYPES - 1))
     totals = np.bincount(flat, weights=c, minlength=n * n_types)
