@@ -46,17 +46,23 @@ lint: setup
 # RESULTS.md's generated sections (scripts/results_doc.py: one generator per section, the
 # hand-written text between them kept), from the score tables cached in RESULTS_TABLES (a cold
 # run annotates and scores every WMT17/WMT19 output: hours on 2 cores; warm: minutes).
-DATA ?= $(abspath ../shared/data)
+# DATA: $MTSTRATA_DATA when set, else ../shared/data beside the checkout.
+DATA ?= $(if $(MTSTRATA_DATA),$(MTSTRATA_DATA),$(abspath ../shared/data))
 RESULTS_TABLES ?= $(HOME)/.cache/mtstrata/results
 R := $(RESULTS_TABLES)
+PY := $(abspath $(BIN))/python
+NO_DATA = make results: no WMT data under $(DATA) (wmt17_toen_da, wmt19_da_sys); set DATA=DIR \
+	or MTSTRATA_DATA=DIR
 results: setup
-	cd scripts && ../$(BIN)/python results_linguistic.py --data $(DATA) --ling-tables $(R)/17-ling \
-		--ref-tables $(R)/17-ref --ter --ter-tables $(R)/17-ter --out ../RESULTS.md
-	cd scripts && ../$(BIN)/python emb_results.py --data $(DATA)/wmt17_toen_da \
+	@test -d $(DATA)/wmt17_toen_da -a -d $(DATA)/wmt19_da_sys || { echo "$(NO_DATA)" >&2; exit 2; }
+	cd scripts && $(PY) results_linguistic.py --data $(DATA) --ling-tables $(R)/17-ling \
+		--ref-tables $(R)/17-ref --ter --ter-tables $(R)/17-ter \
+		--cache $(R)/annotations.sqlite --out ../RESULTS.md
+	cd scripts && $(PY) emb_results.py --data $(DATA)/wmt17_toen_da \
 		--cache $(R)/annotations.sqlite --full-tables $(R)/17-emb --out ../build/emb_results.md \
 		--results ../RESULTS.md
-	cd scripts && ../$(BIN)/python results_wmt19.py --data $(DATA) --tables $(R)/19 \
+	cd scripts && $(PY) results_wmt19.py --data $(DATA) --tables $(R)/19 \
 		--cache $(R)/annotations.sqlite --emb-sets ../build --ling-tables $(R)/17-ling \
 		--ref-tables $(R)/17-ref --out ../RESULTS.md
-	cd scripts && ../$(BIN)/python make_results.py --data $(DATA) --tables $(R)/17-text \
+	cd scripts && $(PY) make_results.py --data $(DATA) --tables $(R)/17-text \
 		--ling-tables $(R)/17-ling --out ../RESULTS.md
