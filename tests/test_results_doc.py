@@ -85,3 +85,13 @@ def test_every_section_of_results_md_has_one_generator_and_one_block():
     assert len(starts) == len(results_doc.SECTIONS)
     for script in set(results_doc.SECTIONS.values()):
         assert (ROOT / script).is_file(), script
+
+
+def test_make_results_runs_every_generator_once():
+    """``make results`` runs each script that owns a section, once, writing RESULTS.md."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = text.split("\nresults: setup\n", 1)[1].split("\n\n", 1)[0]
+    for script in set(results_doc.SECTIONS.values()):
+        name = Path(script).name
+        assert recipe.count(f" {name} ") == 1, name
+    assert recipe.count("../RESULTS.md") == len(set(results_doc.SECTIONS.values()))
