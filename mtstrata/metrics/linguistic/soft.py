@@ -82,7 +82,7 @@ def soft_counts(h: dict[str, np.ndarray], r: dict[str, np.ndarray], threshold: f
                 ) -> tuple[float, float, float]:
     """(soft hits, hyp arguments, ref arguments): greedy one-to-one matching per role."""
     hits = 0.0
-    for role in h.keys() & r.keys():
+    for role in sorted(h.keys() & r.keys()):  # a set's order follows PYTHONHASHSEED: fixed
         sim = h[role] @ r[role].T
         used_h: set[int] = set()
         used_r: set[int] = set()

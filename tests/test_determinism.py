@@ -1,0 +1,106 @@
+"""Every registered metric gives bit-identical numbers whatever the run's mechanics (issue 27):
+``--jobs 1`` and ``--jobs 2``, the annotation cache off, cold (being filled) and warm (read),
+and two ``PYTHONHASHSEED`` values. Each configuration is one ``mtstrata score`` subprocess over
+three systems with every metric and family example at once (system and segment scores, as
+JSON, compared by their exact float values); about five model-loading runs, so it is marked
+slow. A case that is known to differ is ``xfail(strict=True)``, naming its issue."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtstrata import metrics
+
+pytestmark = pytest.mark.slow
+
+REF = ["The government will raise the minimum wage next year.",
+       "Several rockets fell in southern Israel on Tuesday.",
+       "Maria Lopez won the election with 52 percent of the vote.",
+       "The bridge was not closed by the engineers yesterday.",
+       ""]
+SYSTEMS = {
+    "sysA": ["The government raises the minimum wage next year.",
+             "Rockets fell in the south of Israel on Tuesday.",
+             "Maria Lopez has won the vote with 52 percent.",
+             "Engineers did not close the bridge yesterday.", "Nothing."],
+    "sysB": ["Government will raise minimum salary next year.",
+             "Several rocket fell southern Israel Tuesday.",
+             "Lopez won election 52 percent vote.", "The bridge closed not by engineers.", ""],
+    "sysC": ["the the government", "rockets", "Maria won", ".", "a b c"],
+}
+
+
+def _specs() -> list[str]:
+    out = []
+    for e in metrics.REGISTRY.entries():
+        out.extend(e.examples if e.pattern is not None else [e.name])
+    return sorted(set(out))
+
+
+SPECS = _specs()
+#: run -> (jobs, cache, PYTHONHASHSEED); cache: "off", "cold" (filled by this run), "warm"
+RUNS = {"base": (1, "off", "0"), "jobs2": (2, "off", "0"), "cold": (1, "cold", "0"),
+        "warm": (1, "warm", "0"), "hashseed": (1, "off", "4242")}
+#: factor -> the two runs it compares
+FACTORS = {"jobs 1 vs 2": ("base", "jobs2"), "cache off vs cold": ("base", "cold"),
+           "cache off vs warm": ("base", "warm"), "PYTHONHASHSEED 0 vs 4242": ("base", "hashseed")}
+#: (factor, metric) pairs known to differ, with the issue that tracks them
+KNOWN: dict[tuple[str, str], str] = {}
+
+
+def _score(tmp: Path, jobs: int, cache: str, seed: str) -> dict[tuple[str, str], list[float]]:
+    env = {**os.environ, "PYTHONHASHSEED": seed, "MTSTRATA_CACHE": str(tmp / "ann.sqlite"),
+           "XDG_CACHE_HOME": str(tmp / "xdg")}
+    files = [str(tmp / f"{s}.txt") for s in SYSTEMS]
+    argv = [sys.executable, "-m", "mtstrata", "score", "-r", str(tmp / "ref.txt"), "-i", *files,
+            "-m", *SPECS, "-f", "json", "--sentence-level", "-q", "--jobs", str(jobs)]
+    if cache == "off":
+        argv.append("--no-cache")
+    p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=900, check=False)
+    assert p.returncode == 0, p.stderr
+    out = {}
+    for s in json.loads(p.stdout)["scores"]:
+        # None (JSON null) stands for an undefined number; repr keeps every bit of a float
+        out[(s["system"], s["metric"])] = [repr(v) for v in [s["score"], *s.get("segments", [])]]
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    tmp = tmp_path_factory.mktemp("determinism")
+    (tmp / "ref.txt").write_text("\n".join(REF) + "\n", encoding="utf-8")
+    for s, lines in SYSTEMS.items():
+        (tmp / f"{s}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {name: _score(tmp, *cfg) for name, cfg in RUNS.items()}  # in order: cold before warm
+
+
+def _cases() -> list:
+    out = []
+    for factor in FACTORS:
+        for spec in SPECS:
+            reason = KNOWN.get((factor, spec))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            out.append(pytest.param(factor, spec, marks=marks, id=f"{factor}-{spec}"))
+    return out
+
+
+def test_every_metric_is_scored(runs):
+    names = {m for (_, m) in runs["base"]}
+    assert len(names) == len(SPECS), sorted(names)
+    assert {s for (s, _) in runs["base"]} == set(SYSTEMS)
+
+
+@pytest.mark.parametrize("factor,spec", _cases())
+def test_identical_numbers(runs, factor, spec):
+    a, b = (runs[r] for r in FACTORS[factor])
+    label = metrics.create(spec).display_name()
+    keys = [k for k in a if k[1] == label]
+    assert keys, f"{spec} ({label}) missing from the output"
+    diff = {k: (a[k], b.get(k)) for k in keys if a[k] != b.get(k)}
+    assert not diff, f"{factor}: {spec} differs: {diff}"
