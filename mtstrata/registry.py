@@ -233,7 +233,12 @@ class Registry(Generic[T]):
             m = re.compile(fam.pattern.pattern, re.IGNORECASE).fullmatch(name)
             if m:
                 return fam, _canonical_groups(fam.pattern.pattern, m.groups())
-        raise UnknownNameError(self.kind, name, self.names(), self.list_command)
+        # a family's display name (``GTM-e``, ``SP-Op(t)``) is a template, not a name: suggest
+        # its concrete examples instead (it suggested itself: "unknown 'GTM-e'. Did you mean
+        # 'GTM-e'?")
+        known = [e.name for e in self._exact.values()]
+        known += [x for f in self._families for x in (f.examples or (f.name,))]
+        raise UnknownNameError(self.kind, name, known, self.list_command)
 
     def create(self, spec: str) -> T:
         """Build an object from ``name[:key=val,...]``."""

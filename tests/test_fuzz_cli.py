@@ -35,12 +35,22 @@ BAD_SPECS = ["nosuch", "", " ", "bleu:", "bleu:max_order", "bleu:max_order=x",
              "chrf:char_order=-1", "ter:norm=maybe", "bleu:smooth=nope", ":", "bleu::",
              "ext:", "ext:nothing", "ulc:", "ulc:/nonexistent.json", "-m", "SP-Op(",
              "DP-HWCM_x-4", "wer:tok=none", "4-GRR:order=10", "METEOR-ex:alpha=2"]
-specs = st.one_of(st.sampled_from(LEXICAL), st.sampled_from(BAD_SPECS),
-                  st.sampled_from(LEXICAL).map(lambda s: s + ":lc=yes"))
+#: numeric metric parameters, given any number: huge orders and exponents were unbounded work
+#: or an OverflowError (chrf:char_order=1e8, GTM:e=1e308, ROUGE-W:w=1e308)
+PARAMS = ["bleu:max_order", "bleu:smooth_value", "chrf:char_order", "chrf:word_order",
+          "chrf:beta", "nist:max_order", "GTM:e", "4-GRR:alpha", "4-GRR:beta", "4-GRR:order",
+          "ROUGE-W:w", "ROUGE-L:alpha", "METEOR-ex:alpha", "METEOR-ex:beta", "METEOR-st:gamma",
+          "tBLEU:eps", "ter:norm", "wer:tok", "bleu-sbp:max_order", "GTM-e:lc"]
 numbers = st.one_of(st.integers(0, 5).map(str), st.integers(0, 5).map(str),
                     st.integers(-3, 5).map(str), st.integers(-(2**70), 2**70).map(str),
                     st.sampled_from(["0", "-1", "1e11", "nan", "inf", "-inf", "x", "",
                                      "0.5", "1e-300", "100001", "4294967296"]))
+specs = st.one_of(st.sampled_from(LEXICAL), st.sampled_from(BAD_SPECS),
+                  st.sampled_from(LEXICAL).map(lambda s: s + ":lc=yes"),
+                  st.tuples(st.sampled_from(PARAMS), numbers).map("=".join),
+                  st.tuples(st.sampled_from(PARAMS), st.sampled_from(
+                      ["1e308", "-1e308", "1e-308", "64", "65", "20", "21", "9", "10"])
+                  ).map("=".join))
 line = st.text(st.characters(blacklist_categories=("Cs",),
                              blacklist_characters="\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"),
                max_size=25)

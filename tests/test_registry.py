@@ -98,3 +98,12 @@ def test_a_parameter_given_twice_exits_2(tmp_path, capsys):
     rc = main(["score", "-r", str(ref), "-i", str(ref), "-m", "bleu:max_order=2,max_order=3"])
     err = capsys.readouterr().err
     assert rc == 2 and "given twice" in err and "Traceback" not in err
+
+
+def test_a_family_template_suggests_concrete_names():
+    """'GTM-e' is the family's display, not a name: the error suggested 'GTM-e' itself."""
+    from mtstrata import metrics
+
+    with pytest.raises(UnknownNameError) as e:
+        metrics.create("GTM-e")
+    assert "'GTM-e'?" not in str(e.value) and "GTM-2" in str(e.value)

@@ -6,6 +6,7 @@ mutation it kills.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mtstrata import metrics
@@ -118,3 +119,24 @@ def test_stream_bleu_with_two_empty_references(spec):
     empty = Segment.from_words([], lemmas=[], upos=[], xpos=[])
     st = m.stats_batch([empty], [[empty, empty]])
     assert st.shape[0] == 1 and 0.0 <= m.score(st.sum(axis=0)) <= 100.0
+
+
+@pytest.mark.parametrize("spec", ["GTM:e=1e308", "gtm:e=65", "ROUGE-W:w=1e308", "ROUGE-W:w=65",
+                                  "chrf:char_order=100000000", "chrf:word_order=10",
+                                  "chrf++:char_order=21", "chrf:beta=4611686018427387904"])
+def test_parameters_that_overflow_or_run_unbounded_are_refused(spec):
+    """Found by tests/test_fuzz_cli.py: GTM/ROUGE-W exponents ended in OverflowError (internal
+    error) and chrF orders of 1e8 never finished."""
+    from mtstrata.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="between|at most"):
+        metrics.create(spec)
+
+
+@pytest.mark.parametrize("spec", ["GTM-64", "ROUGE-W:w=64", "chrf:char_order=20",
+                                  "chrf++:word_order=9", "chrf:beta=1000000"])
+def test_the_largest_allowed_parameters_score_long_segments(spec):
+    m = metrics.create(spec)
+    h = Segment.from_text(" ".join(["a", "b"] * 1000))
+    st = m.stats_batch([h], [[h]])
+    assert np.isfinite(m.score(st.sum(axis=0)))

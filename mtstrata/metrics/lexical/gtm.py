@@ -89,6 +89,11 @@ def _runs(hyp: tuple[str, ...], ref: tuple[str, ...]) -> tuple[int, ...]:
     return tuple(greedy_runs(hyp, ref))
 
 
+#: the largest run-length exponent: run lengths (up to the 2,000-word limit) raised to e must
+#: stay finite in a float (2000 ** 90 ~ 1e297; e=1e308 ended in an OverflowError)
+MAX_E = 64.0
+
+
 def _fmt(e: float) -> str:
     return str(int(e)) if float(e).is_integer() else repr(float(e))
 
@@ -115,8 +120,9 @@ class GTM(MetricBase):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not self.e >= 1.0:
-            raise ConfigError(f"GTM: the run-length exponent e must be >= 1, not {self.e}; "
+        if not 1.0 <= self.e <= MAX_E:
+            raise ConfigError(f"GTM: the run-length exponent e must be between 1 and {MAX_E:g}, "
+                              f"not {self.e}; "
                               "write e.g. 'GTM-2' or 'gtm:e=1.2'.")
 
     def display_name(self) -> str:

@@ -84,6 +84,9 @@ def f_measure(p: float, r: float, alpha: float) -> float:
     return p * r / ((1 - alpha) * p + alpha * r)
 
 
+#: the largest ROUGE-W weight exponent: a 2,000-word length ** 64 is ~1e211, still a float
+MAX_W = 64.0
+
 @dataclass(frozen=True)
 class _Rouge(MetricBase):
     alpha: float = 0.5
@@ -161,8 +164,9 @@ class RougeW(_Rouge):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.w < 1.0:
-            raise ConfigError(f"ROUGE-W: the weight exponent w must be >= 1, not {self.w}.")
+        if not 1.0 <= self.w <= MAX_W:  # lengths ** w must stay finite (w=1e308 overflowed)
+            raise ConfigError(f"ROUGE-W: the weight exponent w must be between 1 and {MAX_W:g}, "
+                              f"not {self.w}.")
 
     def _pr(self, hyp: list[str], ref: list[str]) -> tuple[float, float]:
         if not hyp or not ref:

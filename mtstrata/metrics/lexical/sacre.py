@@ -33,6 +33,13 @@ from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
 
 
+#: bounds of chrF's parameters: the work per segment grows with the orders, and beta ** 2 must
+#: stay a float (beta = 2 ** 600 ended in an OverflowError)
+MAX_CHAR_ORDER = 20
+MAX_WORD_ORDER = 9
+MAX_BETA = 10**6
+
+
 class _Sacre(MetricBase):
     """Shared plumbing; subclasses define ``_impl()`` (a configured sacreBLEU metric)."""
 
@@ -124,9 +131,14 @@ class ChrF(_Sacre):
                 f"{self.name}: char_order={self.char_order}, word_order={self.word_order} leave "
                 "no n-gram to count; both must be >= 0 and at least one >= 1 (chrF: "
                 "char_order=6,word_order=0; chrF++: char_order=6,word_order=2).")
-        if self.beta < 0:
-            raise ConfigError(f"{self.name}: beta must be >= 0 (recall weight; 2 by default), "
-                              f"not {self.beta}.")
+        if self.char_order > MAX_CHAR_ORDER or self.word_order > MAX_WORD_ORDER:
+            raise ConfigError(  # work per segment grows with the orders (char_order=1e8 hung)
+                f"{self.name}: char_order={self.char_order}, word_order={self.word_order}; "
+                f"chrF counts at most {MAX_CHAR_ORDER}-character and {MAX_WORD_ORDER}-word "
+                "n-grams (chrF: char_order=6,word_order=0; chrF++: char_order=6,word_order=2).")
+        if not 0 <= self.beta <= MAX_BETA:
+            raise ConfigError(f"{self.name}: beta must be between 0 and {MAX_BETA:,} (recall "
+                              f"weight; 2 by default), not {self.beta}.")
 
     def _ref_info(self, refs: Sequence[Segment]) -> list[list[Counter]]:
         """The word n-grams of each reference (sacreBLEU's ``_extract_reference_info`` without
