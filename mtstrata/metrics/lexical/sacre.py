@@ -32,7 +32,6 @@ from mtstrata.metrics.lexical import chars
 from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
 
-
 #: bounds of chrF's parameters: the work per segment grows with the orders, and beta ** 2 must
 #: stay a float (beta = 2 ** 600 ended in an OverflowError)
 MAX_CHAR_ORDER = 20
