@@ -111,3 +111,22 @@ def test_report_out_refuses_a_planted_path(tmp_path, capsys, kind):
     err = capsys.readouterr().err
     assert "Traceback" not in err and "regular file" in err
     assert os.lstat(p).st_ino == before.st_ino
+
+
+def test_the_wordnet_copy_never_writes_through_a_planted_symlink(tmp_path, monkeypatch):
+    """`mtstrata models --install` copied WordNet through '.NAME.<pid>.tmp', a predictable
+    name: a symlink planted there had the copy written into its target."""
+    from mtstrata.commands import _install
+
+    if not (_install.WORDNET_SRC / "data.noun").is_file():
+        pytest.skip("the Debian WordNet files are not installed")
+    monkeypatch.setenv("MTSTRATA_NLTK_DATA", str(tmp_path / "nltk"))
+    dest = tmp_path / "nltk" / "corpora" / "wordnet"
+    dest.mkdir(parents=True)
+    victim = tmp_path / "victim"
+    victim.write_text("keep me")
+    for name in ("data.noun", "lexnames"):
+        (dest / f".{name}.{os.getpid()}.tmp").symlink_to(victim)
+    assert _install.install_wordnet_copy(lambda *_: None)
+    assert victim.read_text() == "keep me"
+    assert (dest / "data.noun").read_bytes() == (_install.WORDNET_SRC / "data.noun").read_bytes()

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mtstrata import lock
+from mtstrata.commands._output import atomic_write
 
 WORDNET_SRC = Path(os.environ.get("WORDNET_SRC", "/usr/share/wordnet"))
 MAN_PAGE = Path("/usr/share/man/man5/lexnames.5WN.gz")
@@ -165,9 +166,7 @@ def install_wordnet_copy(say: Say) -> bool:
     say("wordnet: " + check_against_man_page())
     lex = dest / "lexnames"
     if not lex.is_file() or lex.read_text(encoding="utf-8") != lexnames_text():
-        tmp = lex.with_name(f".lexnames.{os.getpid()}.tmp")
-        tmp.write_text(lexnames_text(), encoding="utf-8")
-        os.replace(tmp, lex)
+        atomic_write(lex, lexnames_text())
         written += 1
     still = missing_files()
     if still:
@@ -178,9 +177,9 @@ def install_wordnet_copy(say: Say) -> bool:
 
 
 def _atomic_copy(src: Path, target: Path) -> None:
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    shutil.copyfile(src, tmp)
-    os.replace(tmp, target)
+    # through a random O_EXCL temporary file (a predictable '.NAME.<pid>.tmp' was followed if
+    # a symlink had been planted there), and only over a regular file
+    atomic_write(target, src.read_bytes())
 
 
 def install_all(say: Say, *, debian: bool = True) -> bool:
