@@ -140,3 +140,26 @@ def test_the_largest_allowed_parameters_score_long_segments(spec):
     h = Segment.from_text(" ".join(["a", "b"] * 1000))
     st = m.stats_batch([h], [[h]])
     assert np.isfinite(m.score(st.sum(axis=0)))
+
+
+def test_meteor_memo_cannot_change_numbers():
+    """METEOR's stem and synonym memos are process-wide: scores are the same cold, after the
+    memos were filled by other texts, and in another order (issue 27)."""
+    from mtstrata.metrics.lexical import meteor
+
+    pytest.importorskip("nltk")
+    try:
+        m = metrics.create("METEOR-sy")
+    except Exception as e:  # WordNet not installed here
+        pytest.skip(str(e))
+    hyps = [Segment.from_text(t) for t in ["the kid drove an automobile", "a large home",
+                                           "children like cars"]]
+    refs = [[Segment.from_text(t)] for t in ["the child drives a car", "a big house",
+                                             "kids love automobiles"]]
+    meteor._porter.cache_clear()
+    meteor._wordnet_in.cache_clear()
+    cold = m.stats_batch(hyps, refs)
+    other = [Segment.from_text("big houses and large homes drive children")]
+    m.stats_batch(other, [[Segment.from_text("kids like huge automobiles")]])
+    warm = m.stats_batch(hyps[::-1], refs[::-1])[::-1]
+    assert cold.tobytes() == warm.tobytes()
