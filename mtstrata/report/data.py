@@ -285,10 +285,18 @@ def lex_ling_disagreement(seg_scores: Mapping[str, Mapping[str, np.ndarray]],
     p = {m: pct(m) for m in [*lex, *ling]}
     out = {}
     for s in systems:
-        a = np.nanmean([p[m][s] for m in lex], axis=0)
-        b = np.nanmean([p[m][s] for m in ling], axis=0)
+        a, b = _mean_defined([p[m][s] for m in lex]), _mean_defined([p[m][s] for m in ling])
         out[s] = _nums(a - b, 3)
     return out
+
+
+def _mean_defined(rows: list[np.ndarray]) -> np.ndarray:
+    """Column means over the defined values; NaN (no value shown) where none is defined, e.g.
+    a segment with no entity on either side for NE-Oe, without numpy's empty-slice warning."""
+    x = np.asarray(rows, dtype=float)
+    n = np.sum(~np.isnan(x), axis=0)
+    total = np.nansum(x, axis=0)
+    return np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)
 
 
 def provenance(run: Run, labels: Sequence[str], command: Sequence[str], n: int, seed: int
