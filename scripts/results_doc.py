@@ -14,9 +14,9 @@ A section looks like::
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+
+from mtstrata.commands._output import atomic_write
 
 #: section name -> the one script that writes it (in the order ``make results`` runs them)
 SECTIONS: dict[str, str] = {
@@ -60,13 +60,4 @@ def write_sections(path: Path, script: str, sections: dict[str, list[str]]) -> N
     text = path.read_text(encoding="utf-8")
     for name, lines in sections.items():
         text = splice(text, name, lines)
-    if not path.is_file():
-        raise SystemExit(f"{path} is not a regular file")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, text)  # regular files only, through a random temporary name
