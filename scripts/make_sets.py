@@ -55,36 +55,59 @@ OBJECTIVE = "sys_pearson"
 MODE = "forward-backward"
 
 
-def import_tables(dirs: list[Path], sources: list[str], tables: str) -> None:
-    """Copy into the ``tables`` cache the metrics that other score-table caches (``sources``)
-    already hold for the same corpus (same content hash) with the signature this installation
-    computes; nothing else is taken."""
-    from mtstrata.combine.table import ScoreTable, load_table, save_table, table_path
+def import_tables(dirs: list[Path], sources: list[str], tables: str,
+                  annotation: AnnotationOptions | None = None) -> dict[str, list[str]]:
+    """Copy into the ``tables`` cache the metric columns that other score-table caches
+    (``sources``) hold for the same corpus (the content hash of the pair as it is on disk now,
+    same systems) under exactly the **full run signature** this installation would give them
+    (:func:`mtstrata.scoring.run_signatures`: definition, parameters, library versions,
+    ``nrefs``, and ``ann:``, the annotator, providers and labeller of ``annotation``): a
+    column is taken exactly when today's code would compute the same numbers. Nothing else is
+    taken, not even from the first source (a column under another signature is left out and
+    recomputed by the build).
+
+    Returns:
+        pair directory name -> the columns imported.
+    """
+    from mtstrata.combine.data import read_dev_corpus
+    from mtstrata.combine.table import (ScoreTable, _cached, corpus_hash, load_table,
+                                        metric_signatures_of, save_table, table_path)
+    from mtstrata.errors import MtstrataError
     from mtstrata.metrics import create
 
+    imported: dict[str, list[str]] = {}
     for d in dirs:
+        corpus = read_dev_corpus(d)
+        content = corpus_hash(corpus)
         target = table_path(tables, d)
-        current = load_table(target) if target.is_file() else None
+        current = _cached(target, corpus)  # an empty table unless the target is this corpus
+        taken: list[str] = []
         for src in sources:
             p = table_path(src, d)
             if not p.is_file():
                 continue
             other = load_table(p)
-            if current is None:
-                current = other
-                continue
-            if other.content != current.content or other.systems != current.systems:
-                print(f"{p}: another corpus, not used", file=sys.stderr)
+            if other.content != content or other.systems != current.systems:
+                print(f"{p}: another corpus than {d}, not used", file=sys.stderr)
                 continue
             for m in other.metrics():
-                if m in current.sys_scores or other.signatures.get(m) != create(m).signature():
+                try:
+                    want = metric_signatures_of([create(m)], len(corpus.refs), annotation)[0]
+                except MtstrataError as e:  # a metric this installation cannot build
+                    print(f"{p}: {m} not imported ({e})", file=sys.stderr)
+                    continue
+                if other.signatures.get(m) != want or current.signatures.get(m) == want:
                     continue
                 current.add(m, other.sys_scores[m], other.seg_scores[m], other.higher[m])
-                current.signatures[m] = other.signatures[m]
+                current.signatures[m] = want
                 if m in other.stat_names:
                     current.stat_names[m] = other.stat_names[m]
-        if isinstance(current, ScoreTable):
+                taken.append(m)
+        imported[d.name] = taken
+        if taken and isinstance(current, ScoreTable):
+            Path(tables).mkdir(parents=True, exist_ok=True)
             save_table(current, target)
+    return imported
 
 
 def build(name: str, dirs: list[Path], candidates: tuple[str, ...], args: argparse.Namespace,
@@ -152,7 +175,9 @@ def main() -> int:
         print(f"no language pairs under {args.data}", file=sys.stderr)
         return 2
     if args.import_tables:
-        import_tables(pairs, args.import_tables, args.tables)
+        got = import_tables(pairs, args.import_tables, args.tables,
+                            AnnotationOptions(cache=args.cache, quiet=False))
+        print(f"imported: {got}", file=sys.stderr)
     if args.only in (None, "ULC-lex"):
         lex = [d for d in pairs if not args.pairs or d.name in args.pairs]
         build("ULC-lex", lex, TEXT_CANDIDATES, args,
