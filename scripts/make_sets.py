@@ -70,8 +70,15 @@ def import_tables(dirs: list[Path], sources: list[str], tables: str,
         pair directory name -> the columns imported.
     """
     from mtstrata.combine.data import read_dev_corpus
-    from mtstrata.combine.table import (ScoreTable, _cached, corpus_hash, load_table,
-                                        metric_signatures_of, save_table, table_path)
+    from mtstrata.combine.table import (
+        ScoreTable,
+        _cached,
+        corpus_hash,
+        load_table,
+        metric_signatures_of,
+        save_table,
+        table_path,
+    )
     from mtstrata.errors import MtstrataError
     from mtstrata.metrics import create
 

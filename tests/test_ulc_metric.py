@@ -225,8 +225,10 @@ def test_missing_or_garbled_file_exits_2(tmp_path, capsys, content):
 
 
 def test_another_kind_of_set_plugs_in_through_load_set(made_set, monkeypatch, capsys):
-    # a combiner module named by the file's "kind" builds the combination; the metric code
-    # is the same (this is the hook a learned combination uses)
+    # a combiner module named by the file's "kind" (in setfile.KINDS) builds the combination;
+    # the metric code is the same (this is the hook a learned combination uses)
+    from mtstrata.metrics import setfile
+
     dirs, path = made_set
 
     class Best:
@@ -237,9 +239,10 @@ def test_another_kind_of_set_plugs_in_through_load_set(made_set, monkeypatch, ca
         def combine(self, scores, level="seg"):
             return np.asarray(scores["chrf"], float) / 100.0
 
-    mod = types.ModuleType("mtstrata.combine.toykind")
+    mod = types.ModuleType("mtstrata.metrics.toykind")
     mod.load_set = lambda data, path: Best(data)  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "mtstrata.combine.toykind", mod)
+    monkeypatch.setitem(sys.modules, "mtstrata.metrics.toykind", mod)
+    monkeypatch.setitem(setfile.KINDS, "toykind", "mtstrata.metrics.toykind")
     _edit(path, lambda d: d.update(kind="toykind"))
     got = {r["system"]: r["score"] for r in _score_json(capsys, dirs[0], f"ulc:{path}")}
     chrf = {r["system"]: r["score"] for r in _score_json(capsys, dirs[0], "chrf")}

@@ -21,121 +21,30 @@ over the dev pairs (the objective: mean Pearson on the held-out pair), from a fi
 System level has very few rows (the systems of the dev pairs, ~30 on WMT17's 4 dev pairs), so
 its weights are noisy: that is said in the provenance (``rows``).
 
-A saved set is JSON with ``"kind": "learned"``; :func:`load_set` reads it, as
-:func:`mtstrata.combine.ulc.load_set` expects of a combiner kind: it is then usable wherever a
+A saved set is JSON with ``"kind": "learned"``; :mod:`mtstrata.metrics.learned_set` reads it
+(a kind of :data:`mtstrata.metrics.setfile.KINDS`): it is then usable wherever a
 ULC set is (``-m ulc:SET.json``, ``meta --ulc``).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mtstrata.combine.stats import pearson
 from mtstrata.combine.table import ScoreTable
-from mtstrata.combine.ulc import Norm, check_bounds
 from mtstrata.errors import InputError
+from mtstrata.metrics.learned_set import LEVELS, LearnedSet, Level, load_set, read_set
+from mtstrata.metrics.setfile import Norm
+
+__all__ = ["ALPHAS", "LEVELS", "LearnedSet", "Level", "fit_learned", "fit_level",
+           "format_weights", "load_set", "read_set"]
 
 #: the grid of ridge penalties tried by leave-one-pair-out cross-validation
 ALPHAS = (0.01, 0.1, 1.0, 10.0, 100.0)
-LEVELS = ("seg", "sys")
-
-
-@dataclass(frozen=True)
-class Level:
-    """The fitted model of one level: normalisations and weights (same metric order)."""
-
-    norms: tuple[Norm, ...]
-    weights: tuple[float, ...]
-    alpha: float
-
-    def __post_init__(self) -> None:
-        if len(self.norms) != len(self.weights) or not self.norms:
-            raise ValueError("a level needs one weight per normalised metric")
-        for w in (*self.weights, self.alpha):
-            if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w):
-                raise ValueError(f"weights and alpha must be finite numbers, not {w!r}")
-        if min(self.weights) < 0:
-            raise ValueError("weights must be non-negative")
-
-    def apply(self, scores: Mapping[str, np.ndarray]) -> np.ndarray:
-        missing = [n.metric for n in self.norms if n.metric not in scores]
-        if missing:
-            raise InputError(f"the learned set needs scores of {missing}; add them with -m.")
-        return np.sum([w * n.apply(scores[n.metric])
-                       for n, w in zip(self.norms, self.weights, strict=True)], axis=0)
-
-
-@dataclass(frozen=True)
-class LearnedSet:
-    """A learned combination: one :class:`Level` per level, and how it was made."""
-
-    seg: Level
-    sys: Level
-    provenance: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if [n.metric for n in self.seg.norms] != [n.metric for n in self.sys.norms]:
-            raise ValueError("the seg and sys levels must combine the same metrics")
-
-    @property
-    def metrics(self) -> list[str]:
-        return [n.metric for n in self.seg.norms]
-
-    def combine(self, scores: Mapping[str, np.ndarray], level: str = "seg") -> np.ndarray:
-        """The combination of aligned score arrays (any shape, all equal), higher = better."""
-        return (self.sys if level == "sys" else self.seg).apply(scores)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": "learned", "model": "ridge(positive)",
-                **{lv: {"norms": [asdict(n) for n in getattr(self, lv).norms],
-                        "weights": list(getattr(self, lv).weights),
-                        "alpha": getattr(self, lv).alpha} for lv in LEVELS},
-                "provenance": dict(self.provenance)}
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the set as JSON (temporary file renamed into place)."""
-        p = Path(path)
-        from mtstrata.commands._output import atomic_write
-
-        atomic_write(p, json.dumps(self.to_dict(), indent=1, allow_nan=False))
-
-
-def load_set(data: Mapping[str, Any], path: str) -> LearnedSet:
-    """The combiner of a set file with ``"kind": "learned"`` (the hook of combine.ulc)."""
-    try:
-        levels = {}
-        for lv in LEVELS:
-            d = data[lv]
-            levels[lv] = Level(tuple(Norm(**n) for n in d["norms"]),
-                               tuple(float(w) for w in d["weights"]), float(d["alpha"]))
-        prov = data.get("provenance", {})
-        if not isinstance(prov, Mapping):
-            raise ValueError("provenance must be an object")
-        learned = LearnedSet(levels["seg"], levels["sys"], prov)
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
-        raise InputError(f"not a usable learned metric set ({type(e).__name__}: {e}); pass a "
-                         "JSON file written by 'mtstrata search --learned'.", path) from None
-    for lv, name in (("seg", "segment"), ("sys", "system")):
-        check_bounds(getattr(learned, lv).norms, path, name)
-    return learned
-
-
-def read_set(path: str | os.PathLike[str]) -> LearnedSet:
-    """Read a learned set file directly."""
-    from mtstrata.combine.ulc import read_set_file
-
-    _, data = read_set_file(path)  # clear errors for garbled, nested or huge-number files
-    if not isinstance(data, dict) or data.get("kind") != "learned":
-        raise InputError("not a learned set (no \"kind\": \"learned\").", str(path))
-    return load_set(data, str(path))
 
 
 # ---------------------------------------------------------------------------- fitting

@@ -15,8 +15,8 @@ runs for BLEU).
 
 These are exactly what ``meta`` computes from the members' score columns, so a number printed
 by ``score`` is the one ``meta`` correlates. The combination itself is the set's
-(:class:`~mtstrata.combine.ulc.Combiner`): the uniform ULC of Giménez & Màrquez (2010), or
-another kind of set (:func:`~mtstrata.combine.ulc.load_set`).
+(:class:`~mtstrata.metrics.setfile.Combiner`): the uniform ULC of Giménez & Màrquez (2010), or
+another kind of set (:func:`~mtstrata.metrics.setfile.load_set`).
 
 A set records its members' full signatures (``provenance.signatures``,
 :mod:`mtstrata.metrics.provenance`): definition version, parameters, library and model
@@ -44,11 +44,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mtstrata import signature as _sig
-from mtstrata.combine.ulc import Combiner, load_set
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import Metric, MetricBase
 from mtstrata.metrics.provenance import build_members, check_members, plan_for
+from mtstrata.metrics.setfile import Combiner, load_set
 from mtstrata.segment import Layer, Segment
 
 #: bundled sets: name -> file in mtstrata/data/sets

@@ -1,0 +1,258 @@
+"""Metric-set files and their combiners (the ULC metric's data; ``mtstrata.combine`` fits and
+searches them and imports them from here: this module imports nothing from ``combine``).
+
+ULC: uniformly averaged linear combination of normalised metric scores.
+
+Giménez & Màrquez (2010, slides "heterogeneous evaluation"): ULC_M(t) = (1/|M|) sum_{m in M}
+norm_m(m(t)). Here norm_m is a min-max map fitted once on the dev corpus and stored with the
+metric set, so adding systems later does not move any score; lower-is-better metrics are
+flipped (1 - norm) so every component rises with quality.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from mtstrata.errors import InputError
+
+
+@runtime_checkable
+class Combiner(Protocol):
+    """What turns the scores of a set's member metrics into one score (the ULC metric only
+    uses this): :class:`MetricSet` is the uniform one; other kinds (a learned combination,
+    :mod:`mtstrata.metrics.learned_set`) are named in :data:`KINDS` and read by
+    :func:`load_set`.
+
+    ``combine(scores, level)`` takes ``scores[member]`` arrays of one shape (``level="sys"``:
+    corpus scores, ``"seg"``: segment scores) and returns an array of that shape, higher is
+    better.
+    """
+
+    @property
+    def metrics(self) -> list[str]: ...
+
+    @property
+    def provenance(self) -> Mapping[str, object]: ...
+
+    def combine(self, scores: Mapping[str, np.ndarray], level: str = "seg") -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Norm:
+    """Min-max normalisation of one metric fitted on dev scores."""
+
+    metric: str
+    low: float
+    high: float
+    higher_is_better: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.metric, str) or not self.metric:
+            raise ValueError(f"metric must be a metric name, not {self.metric!r}")
+        for name in ("low", "high"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ValueError(f"{self.metric}: {name} must be a finite number, not {v!r}")
+        if self.low > self.high:
+            raise ValueError(f"{self.metric}: low {self.low} is above high {self.high}")
+        if not isinstance(self.higher_is_better, bool):
+            raise ValueError(f"{self.metric}: higher_is_better must be true or false")
+
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        """Map scores to roughly [0, 1], oriented so that higher is better."""
+        span = self.high - self.low
+        z = (np.asarray(x, float) - self.low) / span if span > 0 else np.zeros_like(x, float)
+        return z if self.higher_is_better else 1.0 - z
+
+
+#: the largest normalisation bound a set may hold: no metric's scores reach it (TER, the widest
+#: of the documented ones, stays under 1e5 on plain inputs), and bounds beyond it map every
+#: score to (almost) one value
+MAX_BOUND = 1e9
+#: the narrowest span, relative to the bounds' magnitude: below it float rounding makes the
+#: normalised scores steps of noise
+MIN_RELATIVE_SPAN = 1e-9
+
+
+def check_bounds(norms: Sequence[Norm], path: str, level: str = "") -> None:
+    """Refuse normalisations that make a member (almost) a constant: equal bounds, bounds
+    beyond :data:`MAX_BOUND`, or a span lost in float rounding."""
+    for n in norms:
+        span = n.high - n.low
+        mag = max(1.0, abs(n.low), abs(n.high))
+        if max(abs(n.low), abs(n.high)) > MAX_BOUND or not math.isfinite(span) \
+                or span <= MIN_RELATIVE_SPAN * mag:
+            raise InputError(
+                f"member {n.metric!r}{f' ({level} level)' if level else ''} has the bounds "
+                f"low={n.low!r}, high={n.high!r}, which normalise every score of it to (almost) "
+                f"one value (bounds must lie within +-{MAX_BOUND:g} and differ by more than "
+                f"{MIN_RELATIVE_SPAN:g} of their size). Refit the set on dev data where the "
+                "member's scores differ (mtstrata search --out).", path)
+
+
+def fit_norm(metric: str, dev_scores: np.ndarray, higher_is_better: bool = True) -> Norm:
+    """Fit the normalisation on all dev scores of a metric (every system, every pair)."""
+    v = np.asarray(dev_scores, float)
+    v = v[np.isfinite(v)]
+    return Norm(metric, float(v.min()), float(v.max()), higher_is_better)
+
+
+@dataclass(frozen=True)
+class MetricSet:
+    """A saved ULC: its metrics and their fitted normalisations, the search trace and its
+    provenance (mtstrata version, each member's full signature, the dev pairs, the objective
+    and mode of the search), so a number can be traced to how the set was made."""
+
+    norms: tuple[Norm, ...]
+    sys_norms: tuple[Norm, ...] = ()
+    trace: tuple[dict[str, object], ...] = ()
+    provenance: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.norms:
+            raise ValueError("the set has no metric")
+        names = [n.metric for n in self.norms]
+        if len(set(names)) != len(names):
+            raise ValueError(f"a metric appears twice: {names}")
+        if self.sys_norms and sorted(n.metric for n in self.sys_norms) != sorted(names):
+            raise ValueError("ulc_sys must normalise the same metrics as ulc")
+        if not all(isinstance(t, dict) for t in self.trace):
+            raise ValueError("trace must be a list of objects")
+        if not isinstance(self.provenance, Mapping):
+            raise ValueError("provenance must be an object")
+
+    @property
+    def metrics(self) -> list[str]:
+        """Metric names of the set."""
+        return [n.metric for n in self.norms]
+
+    def combine(self, scores: Mapping[str, np.ndarray], level: str = "seg") -> np.ndarray:
+        """ULC of aligned score arrays, ``scores[metric]`` (any shape, all equal).
+
+        ``level="sys"`` uses the normalisation fitted on system-level scores (if stored):
+        system scores spread far less than segment scores, so each level has its own map.
+        """
+        norms = self.sys_norms if level == "sys" and self.sys_norms else self.norms
+        missing = [n.metric for n in norms if n.metric not in scores]
+        if missing:
+            raise InputError(f"the metric set needs scores of {missing}; add them with -m.")
+        return np.mean([n.apply(scores[n.metric]) for n in norms], axis=0)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the set as JSON (to a temporary file renamed into place: a failed write
+        leaves the previous file intact)."""
+        p = Path(path)
+        data = {"ulc": [asdict(n) for n in self.norms],
+                "ulc_sys": [asdict(n) for n in self.sys_norms],
+                "provenance": dict(self.provenance), "trace": [_strict(t) for t in self.trace]}
+        from mtstrata.commands._output import atomic_write
+
+        atomic_write(p, json.dumps(data, indent=1, allow_nan=False))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> MetricSet:
+        """Read a set written by :meth:`save`."""
+        return cls.from_dict(read_set_file(path)[1], str(path))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object], path: str) -> MetricSet:
+        """A set from the JSON object of its file (``path`` for error messages)."""
+        try:
+            norms = tuple(Norm(**n) for n in data["ulc"])
+            sys_norms = tuple(Norm(**n) for n in data.get("ulc_sys", ()))
+            ms = cls(norms, sys_norms, tuple(data.get("trace", ())),  # type: ignore[arg-type]
+                     data.get("provenance", {}))  # type: ignore[arg-type]
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
+            raise InputError(f"not a usable metric set ({e}); pass a JSON file written by "
+                             "'mtstrata search --out'.", str(path)) from None
+        check_bounds(ms.norms, path, "segment")
+        check_bounds(ms.sys_norms, path, "system")
+        return ms
+
+
+def read_set_file(path: str | os.PathLike[str]) -> tuple[bytes, dict[str, object]]:
+    """The bytes and the JSON object of a set file (clear errors for a missing or garbled
+    file)."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read the metric set ({e.strerror}); pass a JSON file written "
+                         "by 'mtstrata search --out' (or a bundled set: -m ULC, -m ULC-lex, "
+                         "-m ULC-emb).", str(path)) from None
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_int=_int)
+    except RecursionError:
+        raise InputError("not a usable metric set (its JSON is nested too deeply to be a set); "
+                         "pass a JSON file written by 'mtstrata search --out'.",
+                         str(path)) from None
+    except (UnicodeDecodeError, ValueError) as e:
+        raise InputError(f"not a usable metric set ({e}); pass a JSON file written by "
+                         "'mtstrata search --out'.", str(path)) from None
+    if not isinstance(data, dict):
+        raise InputError("not a usable metric set (the file holds no JSON object); pass a JSON "
+                         "file written by 'mtstrata search --out'.", str(path))
+    return raw, data
+
+
+#: set kinds other than the uniform ``"ulc"``: kind -> module under ``mtstrata.metrics``
+#: whose ``load_set(data, path)`` builds the combiner (adding a kind is one module and a line)
+KINDS = {"learned": "mtstrata.metrics.learned_set"}
+
+
+def load_set(path: str | os.PathLike[str]) -> tuple[Combiner, str]:
+    """A set file of any kind and the sha256 of its bytes.
+
+    The file's ``"kind"`` (absent: ``"ulc"``, the uniform :class:`MetricSet`) names the module
+    of :data:`KINDS` whose ``load_set(data, path)`` builds the combiner.
+    """
+    raw, data = read_set_file(path)
+    digest = hashlib.sha256(raw).hexdigest()
+    kind = data.get("kind", "ulc")
+    if kind == "ulc":
+        return MetricSet.from_dict(data, str(path)), digest
+    if not isinstance(kind, str) or not re.fullmatch(r"[a-z_]+", kind):
+        raise InputError(f"unknown set kind {kind!r}; a set's \"kind\" is 'ulc' or one of "
+                         f"{sorted(KINDS)}.", str(path))
+    if kind not in KINDS:
+        raise InputError(f"set kind {kind!r} is not known to this version of mtstrata (kinds: "
+                         f"'ulc', {', '.join(map(repr, sorted(KINDS)))}); update mtstrata or "
+                         "use a set of kind 'ulc'.", str(path))
+    combiner = importlib.import_module(KINDS[kind]).load_set(data, str(path))
+    if not isinstance(combiner, Combiner):
+        raise InputError(f"set kind {kind!r} did not give a combiner.", str(path))
+    return combiner, digest
+
+
+def _strict(step: Mapping[str, object]) -> dict[str, object]:
+    """A trace step for strict JSON: an undefined objective value (NaN) is written as null."""
+    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in step.items()}
+
+
+def _int(text: str) -> int:
+    """An integer of a set file: at most 18 digits (nothing a set holds is larger; Python's
+    arbitrary integers would overflow the float arithmetic later)."""
+    if len(text.lstrip("-")) > 18:
+        raise ValueError(f"the integer {text[:24]}{'...' if len(text) > 24 else ''} is larger "
+                         "than any number a metric set holds")
+    return int(text)
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number a metric set may hold")
+
+
+def fit_set(metrics: Sequence[str], dev: Mapping[str, np.ndarray],
+            directions: Mapping[str, bool]) -> MetricSet:
+    """Fit normalisations of ``metrics`` on their dev score arrays."""
+    return MetricSet(tuple(fit_norm(m, dev[m], directions.get(m, True)) for m in metrics))
