@@ -10,7 +10,19 @@
   metrics that only fit the dev pairs.
 
 Everything runs on precomputed score tables; per table and metric only the system scores, the
-judged segment scores and the min/max of the segment scores are touched.
+judged segment scores and the min/max (mean, SD) of the segment scores are touched (and, for
+``fit="z"``, the whole segment matrix).
+
+How the members are put on one scale (``fit``):
+
+* ``"minmax"`` (the default, the bundled sets before round 4): frozen bounds, the min and max of
+  the dev scores of every pair: the span includes the offsets between pairs and years;
+* ``"pairsd"``: frozen bounds centred on the dev mean, half-span the member's standard deviation
+  *within* a pair averaged over the dev pairs (what a correlation within a pair sees), so the
+  weights do not depend on the offsets between pairs; the set is still an affine map per
+  member (``norm`` minmax), one system's score independent of the others;
+* ``"z"``: no frozen scale: each member standardised within the systems (segments) of the run
+  (``MetricSet.norm = "z"``, corpus-dependent).
 """
 
 from __future__ import annotations
@@ -21,9 +33,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtstrata import progress
+from mtstrata.combine.stats import kendall
 from mtstrata.combine.table import OBJECTIVES, ScoreTable, evaluate
 from mtstrata.combine.ulc import MetricSet, Norm
 from mtstrata.errors import InputError
+
+#: how a set's members are put on one scale (see the module docstring)
+FITS = ("minmax", "pairsd", "z")
+#: objectives of the search: the table's, and Kendall's tau of the system scores
+SEARCH_OBJECTIVES = (*OBJECTIVES, "sys_kendall")
 
 
 @dataclass
@@ -33,6 +51,8 @@ class _Cache:
     seg_min: dict[str, float]
     seg_max: dict[str, float]
     table: ScoreTable
+    seg_mean: dict[str, float]
+    seg_sd: dict[str, float]
 
 
 def _cache(table: ScoreTable, metrics: Sequence[str]) -> _Cache:
@@ -40,32 +60,54 @@ def _cache(table: ScoreTable, metrics: Sequence[str]) -> _Cache:
     return _Cache({m: table.sys_scores[m] for m in metrics},
                   {m: table.judged(seg[m]) for m in metrics},
                   {m: float(np.nanmin(seg[m])) for m in metrics},
-                  {m: float(np.nanmax(seg[m])) for m in metrics}, table)
+                  {m: float(np.nanmax(seg[m])) for m in metrics}, table,
+                  {m: float(np.nanmean(seg[m])) for m in metrics},
+                  {m: float(np.nanstd(seg[m])) for m in metrics})
 
 
-def fit_on(caches: Sequence[_Cache], metrics: Sequence[str], higher: dict[str, bool]
-           ) -> MetricSet:
+def _pairsd(m: str, means: Sequence[float], sds: Sequence[float], higher: bool) -> Norm:
+    centre, half = float(np.mean(means)), float(np.mean(sds))
+    return Norm(m, centre - half, centre + half, higher)
+
+
+def fit_on(caches: Sequence[_Cache], metrics: Sequence[str], higher: dict[str, bool],
+           fit: str = "minmax") -> MetricSet:
     """ULC normalisations of ``metrics`` fitted on the given tables (segment and system)."""
+    if fit == "pairsd":
+        seg = tuple(_pairsd(m, [c.seg_mean[m] for c in caches], [c.seg_sd[m] for c in caches],
+                            higher[m]) for m in metrics)
+        sys_ = tuple(_pairsd(m, [float(np.mean(c.sys[m])) for c in caches],
+                             [float(np.std(c.sys[m])) for c in caches], higher[m])
+                     for m in metrics)
+        return MetricSet(seg, sys_)
+    if fit not in FITS:
+        raise InputError(f"unknown normalisation fit {fit!r}; choose one of {FITS}.")
     seg = tuple(Norm(m, min(c.seg_min[m] for c in caches), max(c.seg_max[m] for c in caches),
                      higher[m]) for m in metrics)
     sys_ = tuple(Norm(m, min(float(c.sys[m].min()) for c in caches),
                       max(float(c.sys[m].max()) for c in caches), higher[m]) for m in metrics)
-    return MetricSet(seg, sys_)
+    return MetricSet(seg, sys_, norm="z" if fit == "z" else "minmax")
 
 
 def _objective(ms: MetricSet, caches: Sequence[_Cache], objective: str) -> float:
     vals = []
     for c in caches:
         sys_ = ms.combine(c.sys, "sys")
-        judged = ms.combine(c.judged) if objective not in ("sys_pearson", "accuracy") else None
+        if objective == "sys_kendall":
+            vals.append(kendall(sys_, c.table.sys_human))
+            continue
+        judged = None
+        if objective not in ("sys_pearson", "accuracy"):
+            judged = (c.table.judged(ms.combine({m: c.table.seg_scores[m] for m in ms.metrics}))
+                      if ms.norm == "z" else ms.combine(c.judged))
         vals.append(evaluate(c.table, sys_, judged, objective))
     defined = [v for v in vals if not np.isnan(v)]
     return float(np.mean(defined)) if defined else float("nan")  # undefined on every pair
 
 
 def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objective: str, *,
-               mode: str = "forward-backward", folds: int = 0, max_steps: int = 50
-               ) -> MetricSet:
+               mode: str = "forward-backward", folds: int = 0, max_steps: int = 50,
+               fit: str = "minmax") -> MetricSet:
     """Select a ULC metric set on ``tables``.
 
     Args:
@@ -75,13 +117,17 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
         mode: ``"reference"`` or ``"forward-backward"``.
         folds: number of language-pair folds for held-out scoring (0: leave one pair out).
         max_steps: guard on the number of add/remove steps.
+        fit: how members are put on one scale, one of :data:`FITS` (module docstring).
 
     Returns:
         The set, normalisation fitted on all tables, with the trace (step, action, metric,
         train objective, held-out objective).
     """
-    if objective not in OBJECTIVES:
-        raise InputError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}.")
+    if objective not in SEARCH_OBJECTIVES:
+        raise InputError(f"unknown objective {objective!r}; choose one of "
+                         f"{SEARCH_OBJECTIVES}.")
+    if fit not in FITS:
+        raise InputError(f"unknown normalisation fit {fit!r}; choose one of {FITS}.")
     for t in tables:
         missing = [m for m in candidates if m not in t.sys_scores]
         if missing:
@@ -93,7 +139,7 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
     higher = {m: tables[0].higher[m] for m in candidates}
 
     def train(ms: Sequence[str]) -> float:
-        return _objective(fit_on(caches, ms, higher), caches, objective)
+        return _objective(fit_on(caches, ms, higher, fit), caches, objective)
 
     k = folds or len(caches)
     parts = [list(range(i, len(caches), k)) for i in range(k)] if len(caches) >= 2 else []
@@ -104,7 +150,8 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
         vals = []
         for p in parts:
             rest = [c for i, c in enumerate(caches) if i not in p]
-            vals.append(_objective(fit_on(rest, ms, higher), [caches[i] for i in p], objective))
+            vals.append(_objective(fit_on(rest, ms, higher, fit), [caches[i] for i in p],
+                                  objective))
         return float(np.mean(vals))
 
     trace: list[dict[str, object]] = []
@@ -152,8 +199,8 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
     else:
         raise InputError(f"unknown search mode {mode!r}; use 'reference' or "
                          "'forward-backward'.")
-    ms = fit_on(caches, chosen, higher)
-    return MetricSet(ms.norms, ms.sys_norms, tuple(trace))
+    ms = fit_on(caches, chosen, higher, fit)
+    return MetricSet(ms.norms, ms.sys_norms, tuple(trace), norm=ms.norm)
 
 
 def _check_defined(candidates: Sequence[str], train: object, objective: str) -> None:

@@ -101,6 +101,27 @@ def check_bounds(norms: Sequence[Norm], path: str, level: str = "") -> None:
                 "member's scores differ (mtstrata search --out).", path)
 
 
+#: the normalisations a set may name (:attr:`MetricSet.norm`)
+NORMS = ("minmax", "z")
+
+
+def standardise(n: Norm, x: np.ndarray, level: str) -> np.ndarray:
+    """``x`` standardised over its finite values (mean 0, population SD 1), oriented so that
+    higher is better: the ``norm="z"`` map of one member over the scores of one run."""
+    v = np.asarray(x, float)
+    fin = v[np.isfinite(v)]
+    sd = float(fin.std()) if fin.size >= 2 else 0.0
+    if not sd > 0:
+        what = "systems" if level == "sys" else "segment scores"
+        raise InputError(
+            f"the metric set standardises each member within the {what} scored together "
+            f"(norm z), and {n.metric!r} has {fin.size} finite value(s) here"
+            + (" all equal" if fin.size >= 2 else "") + ": score at least two systems (with "
+            "different scores) in one run, or use a set with frozen bounds (norm minmax).")
+    z = (v - fin.mean()) / sd
+    return z if n.higher_is_better else -z
+
+
 def fit_norm(metric: str, dev_scores: np.ndarray, higher_is_better: bool = True) -> Norm:
     """Fit the normalisation on all dev scores of a metric (every system, every pair)."""
     v = np.asarray(dev_scores, float)
@@ -118,10 +139,19 @@ class MetricSet:
     sys_norms: tuple[Norm, ...] = ()
     trace: tuple[dict[str, object], ...] = ()
     provenance: Mapping[str, object] = field(default_factory=dict)
+    #: ``"minmax"`` (default): each member mapped by its frozen bounds (min-max of the dev
+    #: scores, or any other fitted pair of bounds), a score independent of the other systems;
+    #: ``"z"``: each member standardised within the scores combined together (the systems of
+    #: the run at system level, every segment of every system of the run at segment level;
+    #: the stored bounds only carry the member's direction), so a score depends on the other
+    #: systems: :attr:`corpus_dependent`
+    norm: str = "minmax"
 
     def __post_init__(self) -> None:
         if not self.norms:
             raise ValueError("the set has no metric")
+        if self.norm not in NORMS:
+            raise ValueError(f"norm must be one of {NORMS}, not {self.norm!r}")
         names = [n.metric for n in self.norms]
         if len(set(names)) != len(names):
             raise ValueError(f"a metric appears twice: {names}")
@@ -137,25 +167,36 @@ class MetricSet:
         """Metric names of the set."""
         return [n.metric for n in self.norms]
 
+    @property
+    def corpus_dependent(self) -> bool:
+        """Whether a score depends on the other systems (segments) combined with it."""
+        return self.norm == "z"
+
     def combine(self, scores: Mapping[str, np.ndarray], level: str = "seg") -> np.ndarray:
         """ULC of aligned score arrays, ``scores[metric]`` (any shape, all equal).
 
         ``level="sys"`` uses the normalisation fitted on system-level scores (if stored):
         system scores spread far less than segment scores, so each level has its own map.
+        With ``norm="z"`` the arrays are every system (segment) scored together: each member
+        is standardised over its finite values (at least two, not all equal).
         """
         norms = self.sys_norms if level == "sys" and self.sys_norms else self.norms
         missing = [n.metric for n in norms if n.metric not in scores]
         if missing:
             raise InputError(f"the metric set needs scores of {missing}; add them with -m.")
+        if self.norm == "z":
+            return np.mean([standardise(n, scores[n.metric], level) for n in norms], axis=0)
         return np.mean([n.apply(scores[n.metric]) for n in norms], axis=0)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the set as JSON (to a temporary file renamed into place: a failed write
         leaves the previous file intact)."""
         p = Path(path)
-        data = {"ulc": [asdict(n) for n in self.norms],
-                "ulc_sys": [asdict(n) for n in self.sys_norms],
-                "provenance": dict(self.provenance), "trace": [_strict(t) for t in self.trace]}
+        data: dict[str, object] = {"ulc": [asdict(n) for n in self.norms],
+                                   "ulc_sys": [asdict(n) for n in self.sys_norms]}
+        if self.norm != "minmax":  # the default is not written: older files stay as they are
+            data["norm"] = self.norm
+        data.update(provenance=dict(self.provenance), trace=[_strict(t) for t in self.trace])
         from mtstrata.commands._output import atomic_write
 
         atomic_write(p, json.dumps(data, indent=1, allow_nan=False))
@@ -172,7 +213,8 @@ class MetricSet:
             norms = tuple(Norm(**n) for n in data["ulc"])
             sys_norms = tuple(Norm(**n) for n in data.get("ulc_sys", ()))
             ms = cls(norms, sys_norms, tuple(data.get("trace", ())),  # type: ignore[arg-type]
-                     data.get("provenance", {}))  # type: ignore[arg-type]
+                     data.get("provenance", {}),  # type: ignore[arg-type]
+                     data.get("norm", "minmax"))  # type: ignore[arg-type]
         except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
             raise InputError(f"not a usable metric set ({e}); pass a JSON file written by "
                              "'mtstrata search --out'.", str(path)) from None

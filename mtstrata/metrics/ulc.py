@@ -72,6 +72,11 @@ class ULCMetric(MetricBase):
         set: a bundled set name (``ULC``, ``ULC-lex``, ``ULC-emb``) or the path of a set file.
         sha256: the expected sha256 of the set file (from a signature); empty: any. A file
             that changed since the signature was made is refused.
+        norm: the set's normalisation (from a signature); empty: the file's. A set that
+            standardises within the run (``norm:z``, :class:`~mtstrata.metrics.setfile.
+            MetricSet`) names it in the signature and is :attr:`corpus_dependent`: its numbers
+            exist for a whole run (``meta``), not for one system, and asking for one system's
+            is refused.
 
     >>> m = ULCMetric("ULC-lex")
     >>> m.signature().startswith("ULC|set:ULC-lex|sha256:")
@@ -84,6 +89,7 @@ class ULCMetric(MetricBase):
 
     set: str = "ULC"
     sha256: str = ""
+    norm: str = ""
     combiner: Combiner = field(init=False, compare=False, repr=False)
     members: tuple[Metric, ...] = field(init=False, compare=False, repr=False)
     specs: tuple[str, ...] = field(init=False, compare=False, repr=False)
@@ -96,12 +102,18 @@ class ULCMetric(MetricBase):
                 f"the metric set {path} has sha256 {digest}, the signature names "
                 f"{self.sha256}: the file changed since that number was computed. Use the "
                 "set file the signature was made with.")
+        norm = str(getattr(combiner, "norm", "minmax"))
+        if self.norm and self.norm != norm:
+            raise ConfigError(f"the metric set {path} normalises with {norm!r}, the signature "
+                              f"names {self.norm!r}: use the set file the signature was made "
+                              "with.")
         specs = tuple(combiner.metrics)
         members = build_members(specs, str(path))
         # the annotation facts are checked when the run's plan is known (check_run)
         check_members(specs, members, _saved(combiner), str(path), annotated=False)
         put = object.__setattr__
         put(self, "sha256", digest)
+        put(self, "norm", norm)
         put(self, "combiner", combiner)
         put(self, "members", members)
         put(self, "specs", specs)
@@ -114,8 +126,10 @@ class ULCMetric(MetricBase):
         limits = [w for m in members if (w := getattr(m, "max_words", None))]
         put(self, "max_words", min(limits) if limits else None)
         put(self, "runs_model", any(getattr(m, "runs_model", False) for m in members))
-        put(self, "corpus_dependent", any(getattr(m, "corpus_dependent", False)
-                                          for m in members))
+        # a member's statistics depend on the run's references (NIST), or the set's
+        # combination on the other systems of the run (norm z)
+        put(self, "corpus_dependent", bool(getattr(combiner, "corpus_dependent", False)) or any(
+            getattr(m, "corpus_dependent", False) for m in members))
         put(self, "identity_depends_on_length",
             any(getattr(m, "identity_depends_on_length", False) for m in members))
         widths = [len(m.stat_names()) for m in members]  # type: ignore[attr-defined]
@@ -155,13 +169,24 @@ class ULCMetric(MetricBase):
                 for spec, m, sl in zip(self.specs, self.members, self._slices,  # type: ignore[attr-defined]
                                        strict=True)}
 
+    def _whole_run_only(self, what: str) -> None:
+        """Refuse one system's numbers of a set that standardises within the run (norm z)."""
+        if self.norm == "z":
+            raise ConfigError(
+                f"the metric set {self.set} standardises its members within the whole run "
+                f"(norm z): the {what} of one system alone are not its numbers. Evaluate it "
+                "with `mtstrata meta --ulc SET.json`, which combines every system of a pair "
+                "together, or use a set with frozen bounds (norm minmax).")
+
     def score(self, stats: np.ndarray) -> float:
         """ULC of the members' corpus scores (system-level normalisation)."""
+        self._whole_run_only("corpus score")
         parts = {k: np.asarray(v) for k, v in self.member_scores(np.asarray(stats)).items()}
         return float(self.combiner.combine(parts, "sys"))
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
         """ULC of the members' segment scores (segment-level normalisation)."""
+        self._whole_run_only("segment scores")
         st = np.atleast_2d(stats)
         parts = {spec: np.asarray(m.segment_scores(st[:, sl]), dtype=float)
                  for spec, m, sl in zip(self.specs, self.members, self._slices,  # type: ignore[attr-defined]
@@ -180,7 +205,8 @@ class ULCMetric(MetricBase):
         return f"ULC:{Path(self.set).stem}"
 
     def params(self) -> list[tuple[str, str]]:
-        return [("set", self.set), ("sha256", self.sha256)]
+        out = [("set", self.set), ("sha256", self.sha256)]
+        return out + [("norm", self.norm)] if self.norm not in ("", "minmax") else out
 
     def signature(self) -> str:
         return _sig.build("ULC", self.params(), self.definition)
