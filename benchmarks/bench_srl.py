@@ -1,16 +1,15 @@
 """Quality and speed of semantic-role labellers on gold PropBank data (and the hand-written sets).
 
-**Gold PropBank** (``propbank_ewt/dev.jsonl``, read in place from ``$MTSTRATA_DATA`` or
-``../shared/data``; see :mod:`mtstrata.layers.srl_propbank`): every sentence is annotated from
-its gold tokens as given (a spaCy ``Doc`` built from the words, run through the pinned
-pipeline's tagger, lemmatizer and parser), so no sentence is skipped and spans index the same
-tokens. Each labeller then labels the parsed segments (one batched call) and is scored
-CoNLL-2005 style (:mod:`mtstrata.layers.srl_eval`): verbal predicates (gold tag ``VB*``) and
-exact labelled argument spans, overall and per role. Printed: load times, the spaCy parse time
-per sentence and each labeller's labelling time per sentence (the cost of roles on top of a
-parse), each over two passes (the first pays one-off costs such as memory growth), on the
-chosen part of the fixed document split (``--part``: the held-out part by default; ``all``,
-``train``).
+**Gold PropBank** (``propbank_ewt/dev.jsonl``, read in place from ``--data``, else
+``$MTSTRATA_DATA``, else ``../shared/data``; see ``scripts/srl_propbank.py``): every sentence is
+annotated from its gold tokens as given (a spaCy ``Doc`` built from the words, run through the
+pinned pipeline's tagger, lemmatizer and parser), so no sentence is skipped and spans index the
+same tokens. Each labeller then labels the parsed segments (one batched call) and is scored
+CoNLL-2005 style (``scripts/srl_eval.py``): verbal predicates (gold tag ``VB*``) and exact labelled
+argument spans, overall and per role. Printed: load times, the spaCy parse time per sentence and
+each labeller's labelling time per sentence (the cost of roles on top of a parse), each over two
+passes (the first pays one-off costs such as memory growth), on the chosen part of the fixed
+document split (``--part``: the held-out part by default; ``all``, ``train``).
 
 **WMT** (``--wmt LPDIR ...``): segment-level Pearson and Kendall correlation of SR-Or(*) with
 the DA judgments of dev-corpus pairs (``../shared/data/wmt17_toen_da/<lp>``), per labeller.
@@ -19,8 +18,8 @@ the DA judgments of dev-corpus pairs (``../shared/data/wmt17_toen_da/<lp>``), pe
 and srl_gold_test.txt (written after the rules were frozen), scored the same way; their
 sentences are parsed from their tokens.
 
-Run: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_srl.py [--labeller rules learned]
-[--part heldout|train|all] [--gold-sets]``. A labeller is a registered one (``rules``,
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_srl.py [--data DIR] [--labeller rules
+learned] [--part heldout|train|all] [--gold-sets]``. A labeller is a registered one (``rules``,
 ``learned``) or ``module:Class`` (any class with ``name``, ``version`` and a batched
 ``label(segments)``).
 """
@@ -29,16 +28,21 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from mtstrata.layers import srl_eval
-from mtstrata.layers import srl_propbank as pb
-from mtstrata.layers.srl_gold import read_gold
-from mtstrata.segment import Frame, Segment
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))  # the SRL tools (not part of the package)
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+import srl_eval  # noqa: E402
+import srl_propbank as pb  # noqa: E402
+from srl_gold import read_gold  # noqa: E402
+
+from mtstrata.segment import Frame, Segment  # noqa: E402
+
+DATA = ROOT / "tests" / "data"
 GOLD_SETS = (DATA / "srl_gold.txt", DATA / "srl_gold_test.txt")
 
 
@@ -81,8 +85,9 @@ def timed_parse(nlp: Any, tokens: list[tuple[str, ...]]
     return segs, (times[0], times[1])
 
 
-def propbank(specs: list[str], part: str) -> None:
-    sents = pb.read()
+def propbank(specs: list[str], part: str, data: str | None = None) -> None:
+    path = pb.data_path(data)
+    sents = pb.read(path)
     train, held = pb.split(sents)
     chosen = {"all": sents, "train": train, "heldout": held}[part]
     t0 = time.perf_counter()
@@ -90,7 +95,7 @@ def propbank(specs: list[str], part: str) -> None:
     load_s = time.perf_counter() - t0
     segs, parse_ms = timed_parse(nlp, [s.tokens for s in chosen])
     n_frames = sum(len(s.verbal_frames()) for s in chosen)
-    print(f"gold PropBank {pb.data_path()}: part {part}: {len(chosen)} of {len(sents)} "
+    print(f"gold PropBank {path}: part {part}: {len(chosen)} of {len(sents)} "
           f"sentences ({len({s.document for s in chosen})} documents), {n_frames} verbal "
           f"predicates; every sentence scored")
     print(f"spaCy {nlp.meta.get('name')} {nlp.meta.get('version')} ({'+'.join(nlp.pipe_names)})"
@@ -158,6 +163,9 @@ def wmt(specs: list[str], dirs: list[str], metric: str = "SR-Or(*)") -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=None, metavar="PATH",
+                    help="the data directory holding propbank_ewt/dev.jsonl, or that file "
+                    "(default: $MTSTRATA_DATA, else ../shared/data)")
     ap.add_argument("--labeller", nargs="+", default=["rules"])
     ap.add_argument("--part", choices=("heldout", "train", "all"), default="heldout")
     ap.add_argument("--gold-sets", action="store_true", help="also the hand-written sets")
@@ -166,7 +174,7 @@ def main() -> None:
     ap.add_argument("--no-propbank", action="store_true")
     a = ap.parse_args()
     if not a.no_propbank:
-        propbank(a.labeller, a.part)
+        propbank(a.labeller, a.part, a.data)
     if a.gold_sets:
         gold_sets(a.labeller)
     if a.wmt:

@@ -1,13 +1,13 @@
-"""Train the learned semantic-role labeller (mtstrata.layers.srl_learned) on gold PropBank data.
+"""Train the learned semantic-role labeller (mtstrata.layers.srl.learned) on gold PropBank data.
 
-Reads ``propbank_ewt/dev.jsonl`` in place (``$MTSTRATA_DATA`` or ``../shared/data``), splits it
-by document with the fixed rule of :mod:`mtstrata.layers.srl_propbank` (and checks the split
-against the recorded held-out list), annotates every sentence from its gold tokens with the
-pinned spaCy model, trains the two classifiers on the **training part only**, writes
-``mtstrata/data/srl_learned.npz`` and prints its sha256 (to pin in ``models.lock``) and the
-figures on the held-out part. Hyper-parameters are chosen with ``--tune`` on a fixed tuning
-slice of the training documents (never on the held-out part); its grid differed by under
-0.01 F1, and the defaults below (the smaller model among the best) were kept.
+Reads ``propbank_ewt/dev.jsonl`` in place (``--data``, else ``$MTSTRATA_DATA``, else
+``../shared/data``), splits it by document with the fixed rule of ``scripts/srl_propbank.py`` (and
+checks the split against the recorded held-out list), annotates every sentence from its gold tokens
+with the pinned spaCy model, trains the two classifiers on the **training part only**, writes
+``mtstrata/data/srl_learned.npz`` and prints its sha256 (to pin in ``models.lock``) and the figures
+on the held-out part. Hyper-parameters are chosen with ``--tune`` on a fixed tuning slice of the
+training documents (never on the held-out part); its grid differed by under 0.01 F1, and the
+defaults below (the smaller model among the best) were kept.
 
 Reproducible bytes: one thread for BLAS/OpenMP, the lbfgs solver (no random state), sorted
 vocabularies, weights stored as float32, a zip written in sorted member order with fixed dates,
@@ -24,7 +24,8 @@ bytes (they differ without the kernel pinning); the full retraining gives the sh
 these kernels (numpy refuses ``NPY_ENABLE_CPU_FEATURES`` it lacks), so it cannot reproduce the
 bytes; other numpy, scipy, scikit-learn or zlib versions may give other bytes.
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl.py [--tune] [--limit N] [--out PATH]``
+Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl.py [--data DIR] [--tune] [--limit N]
+[--out PATH]``
 (needs scikit-learn, pinned in requirements.txt; the labeller itself needs only numpy/scipy).
 """
 
@@ -51,13 +52,14 @@ from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+import srl_eval  # noqa: E402  (scripts/, beside this one)
+import srl_propbank as pb  # noqa: E402
 
 from mtstrata import lock  # noqa: E402
-from mtstrata.layers import srl_eval, srl_learned  # noqa: E402
-from mtstrata.layers import srl_features as F  # noqa: E402
-from mtstrata.layers import srl_propbank as pb  # noqa: E402
-from mtstrata.layers.srl import label_frames  # noqa: E402
-from mtstrata.layers.srl_linear import LinearModel, save  # noqa: E402
+from mtstrata.layers.srl import features as F  # noqa: E402
+from mtstrata.layers.srl import learned as srl_learned  # noqa: E402
+from mtstrata.layers.srl.linear import LinearModel, save  # noqa: E402
+from mtstrata.layers.srl.rules import label_frames  # noqa: E402
 from mtstrata.segment import Segment  # noqa: E402
 
 #: chosen with --tune on the tuning slice of the training documents (module docstring)
@@ -188,6 +190,9 @@ def check_kernels() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=None, metavar="PATH",
+                    help="the data directory holding propbank_ewt/dev.jsonl, or that file "
+                    "(default: $MTSTRATA_DATA, else ../shared/data)")
     ap.add_argument("--out", type=Path, default=srl_learned.MODEL_FILE)
     ap.add_argument("--tune", action="store_true", help="grid on the tuning slice, then stop")
     ap.add_argument("--limit", type=int, default=None, metavar="N",
@@ -195,7 +200,8 @@ def main() -> None:
                     "test; the shipped model uses all)")
     a = ap.parse_args()
     check_kernels()
-    sents = pb.read()
+    data = pb.data_path(a.data)
+    sents = pb.read(data)
     train_s, held_s = pb.split(sents)
     recorded = pb.read_held_out_ids()
     if sorted({s.document for s in held_s}) != recorded:
@@ -208,7 +214,7 @@ def main() -> None:
     nlp = pb.load_spacy()
     train_g = pb.parse_tokens(nlp, [s.tokens for s in train_s])
     held_g = pb.parse_tokens(nlp, [s.tokens for s in held_s])
-    print(f"data {pb.data_path()}: {len(train_s)} training / {len(held_s)} held-out sentences;"
+    print(f"data {data}: {len(train_s)} training / {len(held_s)} held-out sentences;"
           f" parsed in {time.perf_counter() - t0:.1f} s")
     if a.tune:
         tune(train_s, train_g)
@@ -218,7 +224,7 @@ def main() -> None:
     print(f"trained in {time.perf_counter() - t1:.1f} s: predicate features "
           f"{len(models.predicate.features)}, argument features {len(models.argument.features)},"
           f" roles {len(models.argument.classes) - 1}")
-    meta = {"format": srl_learned.FORMAT, "data_sha256": lock.sha256_of(pb.data_path()),
+    meta = {"format": srl_learned.FORMAT, "data_sha256": lock.sha256_of(data),
             "split": f"held out: sha256(document)[:8] < {pb.HELD_OUT_SHARE} * 2**32",
             "hyper": f"C_predicate={C_PREDICATE} C_argument={C_ARGUMENT} "
                      f"min_count={MIN_COUNT} min_class={MIN_CLASS}"}

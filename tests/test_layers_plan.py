@@ -132,11 +132,13 @@ def test_srl_runs_labeller_over_dep_layer(monkeypatch, fake, tmp_path):
             return ()
         return (Frame(0, (Span(1, len(seg.tokens), "A1"),)),)
 
-    mod = types.ModuleType("mtstrata.layers.srl")
+    import mtstrata.layers.srl as srl_pkg
+
+    mod = types.ModuleType("mtstrata.layers.srl.rules")
     mod.label_frames = label_frames
     mod.SRL_VERSION = "rules-9"
-    monkeypatch.setitem(sys.modules, "mtstrata.layers.srl", mod)
-    monkeypatch.setattr(layers_pkg, "srl", mod, raising=False)
+    monkeypatch.setitem(sys.modules, "mtstrata.layers.srl.rules", mod)
+    monkeypatch.setattr(srl_pkg, "rules", mod, raising=False)
     opts = AnnotationOptions(cache=str(tmp_path / "c.sqlite"), quiet=True, labeller="rules")
     segs, sig = annotate_texts(["a b c", "x", "a b c"], {Layer.SRL}, opts)
     assert sig == "fake-1+srl-rules-9.conv2"
@@ -149,8 +151,10 @@ def test_srl_runs_labeller_over_dep_layer(monkeypatch, fake, tmp_path):
 
 
 def test_srl_missing_labeller_is_a_clear_error(monkeypatch, fake):
-    monkeypatch.setitem(sys.modules, "mtstrata.layers.srl", None)  # import fails
-    monkeypatch.delattr(layers_pkg, "srl", raising=False)
+    import mtstrata.layers.srl as srl_pkg
+
+    monkeypatch.setitem(sys.modules, "mtstrata.layers.srl.rules", None)  # import fails
+    monkeypatch.delattr(srl_pkg, "rules", raising=False)
     with pytest.raises(MissingLayerError, match="srl"):
         annotate_texts(["a b"], {Layer.SRL}, AnnotationOptions(use_cache=False, quiet=True,
                                                                labeller="rules"))

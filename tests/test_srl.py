@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,10 +11,12 @@ from hypothesis import strategies as st
 
 from mtstrata.errors import InputError, MissingLayerError
 from mtstrata.layers import AnnotationOptions, annotate_texts, base
-from mtstrata.layers.srl import SRL_VERSION, label_frames
-from mtstrata.layers.srl_gold import parse_bracketed, read_gold
+from mtstrata.layers.srl.rules import SRL_VERSION, label_frames
 from mtstrata.metrics.linguistic.extractors import SR_ROLES
 from mtstrata.segment import Layer, Segment
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from srl_gold import parse_bracketed, read_gold  # noqa: E402  (a tool of scripts/)
 
 GOLD = Path(__file__).parent / "data" / "srl_gold.txt"
 
@@ -243,3 +246,26 @@ def test_cyclic_heads_do_not_hang() -> None:
     seg = Segment.from_words("prices rose", lemmas=["price", "rise"], upos=["NOUN", "VERB"],
                              xpos=["NNS", "VBD"], heads=[2, 1], deprels=["nsubj", "conj"])
     assert [f.predicate for f in label_frames(seg)] == [1]
+
+
+def test_the_package_ships_no_srl_tools_and_reads_no_tests() -> None:
+    """Training and evaluation tools live in scripts/ (they read data where the caller says);
+    no module of the installed package names the tests folder in its code (docstrings aside)."""
+    import ast
+    import importlib.util
+
+    import mtstrata
+
+    for name in ("srl_eval", "srl_gold", "srl_propbank", "srl.eval", "srl.gold", "srl.propbank"):
+        assert importlib.util.find_spec(f"mtstrata.layers.{name}") is None, name
+    root = Path(mtstrata.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.body and isinstance(n.body[0], ast.Expr)}
+        found += [f"{path.relative_to(root)}:{n.lineno}" for n in ast.walk(tree)
+                  if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+                  and (n.value == "tests" or n.value.startswith("tests/"))]
+    assert not found, f"the package refers to tests/ at run time: {found}"

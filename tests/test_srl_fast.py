@@ -1,7 +1,7 @@
 """The learned labeller's fast path (features as column ids) against the plain one (strings).
 
-Labelling computes feature columns from pieces (:class:`~mtstrata.layers.srl_linear.Vocabulary`
-and the encoders of :mod:`~mtstrata.layers.srl_linear`) instead of building the strings that
+Labelling computes feature columns from pieces (:class:`~mtstrata.layers.srl.linear.Vocabulary`
+and the encoders of :mod:`~mtstrata.layers.srl.linear`) instead of building the strings that
 training uses. These tests hold the two to the same rows, column for column and in order, and
 the labeller's frames to those of a straightforward implementation kept here (strings,
 ``LinearModel.proba``, one decode per predicate): the code the fast path replaced.
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtstrata.layers import srl_features as F
-from mtstrata.layers import srl_linear as L
-from mtstrata.layers.srl import label_frames
-from mtstrata.layers.srl_learned import CHUNK, CORE, LearnedSRL, Models
-from mtstrata.layers.srl_linear import Vocabulary
+from mtstrata.layers.srl import features as F
+from mtstrata.layers.srl import linear as L
+from mtstrata.layers.srl.learned import CHUNK, CORE, LearnedSRL, Models
+from mtstrata.layers.srl.linear import Vocabulary
+from mtstrata.layers.srl.rules import label_frames
 from mtstrata.segment import Frame, Segment, Span
 from tests.test_srl import CASES, CASES_2, parse, random_parses
 
@@ -215,7 +215,7 @@ def test_tree_extents_on_any_head_column(heads: list[int]) -> None:
 def test_rule_tree_extents_on_any_head_column(heads: list[int]) -> None:
     # the rule labeller's extent: every token reachable from i through children, i included
     # (cycles and self-loops too; computed in one pass for a forest, by a search otherwise)
-    from mtstrata.layers.srl import _Tree
+    from mtstrata.layers.srl.rules import _Tree
 
     n = len(heads)
     tree = _Tree(Segment.from_words(["w"] * n, heads=heads, deprels=["dep"] * n))
@@ -236,7 +236,7 @@ def test_rule_tree_extents_on_any_head_column(heads: list[int]) -> None:
 def test_well_formed_tree_gives_the_rule_labeller_its_forest(heads: list[int]) -> None:
     # well formed: every head in 0..n, none its own token, no cycle; then the rule labeller's
     # children, relations and extents are the learned tree's
-    from mtstrata.layers.srl import _Tree
+    from mtstrata.layers.srl.rules import _Tree
 
     n = len(heads)
     seg = Segment.from_words(["w"] * n, heads=heads, deprels=[f"D{k % 3}" for k in range(n)])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -12,15 +13,18 @@ from hypothesis import given, settings
 
 from mtstrata import lock
 from mtstrata.errors import InputError, MissingLayerError, ModelError
-from mtstrata.layers import srl_eval, srl_learned
-from mtstrata.layers import srl_propbank as pb
 from mtstrata.layers.base import LABELLERS
-from mtstrata.layers.srl import label_frames
-from mtstrata.layers.srl_gold import read_gold
-from mtstrata.layers.srl_learned import LearnedSRL
-from mtstrata.layers.srl_linear import LinearModel, load, save
+from mtstrata.layers.srl import learned as srl_learned
+from mtstrata.layers.srl.learned import LearnedSRL
+from mtstrata.layers.srl.linear import LinearModel, load, save
+from mtstrata.layers.srl.rules import label_frames
 from mtstrata.segment import Frame, Segment, Span
 from tests.test_srl import CASES, parse, random_parses
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import srl_eval  # noqa: E402  (tools of scripts/)
+import srl_propbank as pb  # noqa: E402
+from srl_gold import read_gold  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 needs_data = pytest.mark.skipif(not pb.data_path().is_file(),
@@ -162,7 +166,7 @@ def test_learned_labeller_batch_equals_one_by_one_and_handles_empty() -> None:
 def test_instances_have_distinct_features() -> None:
     # training counts a feature once per instance, labelling sums the matrix row: equal only
     # when no feature string repeats within an instance
-    from mtstrata.layers import srl_features as F
+    from mtstrata.layers.srl import features as F
 
     for spec, _ in CASES:
         tree = F.Tree(parse(spec))

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from mtstrata.layers import srl_learned
-from mtstrata.layers import srl_propbank as pb
+from mtstrata.layers.srl import learned as srl_learned
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import srl_propbank as pb  # noqa: E402  (a tool of scripts/)
+
 needs_data = pytest.mark.skipif(not pb.data_path().is_file(),
                                 reason=f"gold PropBank data not found at {pb.data_path()}")
 

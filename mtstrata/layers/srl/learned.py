@@ -1,10 +1,10 @@
 """The learned semantic-role labeller: PropBank roles from a model trained on gold data.
 
 Two linear classifiers (multinomial logistic regression, trained by scripts/train_srl.py on the
-training part of the gold PropBank EWT data; see :mod:`mtstrata.layers.srl_propbank` for the
+training part of the gold PropBank EWT data; see ``scripts/srl_propbank.py`` for the
 fixed document split) over the spaCy layers (tokens, lemmas, PTB tags, ClearNLP dependencies):
 
-1. **predicate identification** over candidate tokens (:mod:`mtstrata.layers.srl_features`).
+1. **predicate identification** over candidate tokens (:mod:`mtstrata.layers.srl.features`).
    Unified PropBank: copular and auxiliary *be*, *have*, *do* and light verbs are predicates.
 2. **argument identification and labelling** over candidate heads (dependents of the
    predicate and of its ancestors, and the ancestors themselves), one class per PropBank role
@@ -48,15 +48,15 @@ import numpy as np
 from mtstrata import lock
 from mtstrata.cache import gc_paused
 from mtstrata.errors import MissingLayerError, ModelError
-from mtstrata.layers import srl_features as F
 from mtstrata.layers.base import LABELLERS, SRL_NEEDS
-from mtstrata.layers.srl import label_frames
-from mtstrata.layers.srl_linear import ArgumentEncoder, LinearModel
-from mtstrata.layers.srl_linear import load as load_arrays
+from mtstrata.layers.srl import features as F
+from mtstrata.layers.srl.linear import ArgumentEncoder, LinearModel
+from mtstrata.layers.srl.linear import load as load_arrays
+from mtstrata.layers.srl.rules import label_frames
 from mtstrata.segment import Frame, Layer, Segment, Span
 
 LOCK_NAME = "srl-learned"
-MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "srl_learned.npz"
+MODEL_FILE = Path(__file__).resolve().parents[2] / "data" / "srl_learned.npz"
 #: bumped when the features or the decoding change (a model must be retrained then)
 FORMAT = "1"
 NONE = "_"
@@ -126,7 +126,7 @@ class Models:
         """Frames of every segment (batched: one product per classifier).
 
         Features reach the classifiers as column ids (the encoders of
-        :mod:`~mtstrata.layers.srl_linear`), never as strings: the same sparse rows.
+        :mod:`~mtstrata.layers.srl.linear`), never as strings: the same sparse rows.
         """
         trees = [_tree(s) for s in segments]
         seg_of: list[int] = []  # the candidates: segment and token (ints, not pairs: see encode)
@@ -226,7 +226,7 @@ def load_models(path: Path) -> Models:
 
 
 @LABELLERS.register("learned", description="PropBank roles from a model trained on gold "
-                    "PropBank EWT data (mtstrata.layers.srl_learned)",
+                    "PropBank EWT data (mtstrata.layers.srl.learned)",
                     layers=("tokens", "lemma", "pos", "dep"))
 @dataclass(frozen=True)
 class LearnedSRL:

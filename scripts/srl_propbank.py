@@ -1,9 +1,11 @@
 """Gold PropBank roles over English Web Treebank sentences: reading, the fixed split, parsing.
 
 The data (``propbank_ewt/dev.jsonl``, described in its SOURCE.md) lives outside the project and
-is read in place: from ``$MTSTRATA_DATA`` (a data directory holding ``propbank_ewt/``, or the
-``.jsonl`` file itself), else ``../shared/data`` next to the checkout, else
-``/work/shared/data``. It is never copied into the repository.
+is read in place from where the caller says (the scripts' ``--data``: a data directory holding
+``propbank_ewt/``, or the ``.jsonl`` file itself), else from ``$MTSTRATA_DATA`` (the same), else
+``../shared/data`` next to the checkout, else ``/work/shared/data``. It is never copied into
+the repository. This module is a tool of ``scripts/`` and ``benchmarks/``, not part of the
+installed package (which never reads data or tests at run time).
 
 Labels are converted to the project's role names (``ARG0`` -> ``A0``, ``ARGA`` -> ``AA``,
 ``ARGM-TMP`` -> ``AM-TMP``, ``R-ARG1`` -> ``R-A1``, ``C-ARG1`` -> ``C-A1``); ``C-V`` (a
@@ -72,13 +74,14 @@ class PropBankSentence:
         return tuple(f.frame() for f in self.frames if f.verbal)
 
 
-def data_path() -> Path:
-    """Where ``propbank_ewt/dev.jsonl`` is read from (see the module docstring)."""
-    env = os.environ.get("MTSTRATA_DATA")
-    if env:
-        p = Path(env)
+def data_path(given: str | Path | None = None) -> Path:
+    """Where ``propbank_ewt/dev.jsonl`` is read from: ``given`` (a data directory or the
+    ``.jsonl`` file), else ``$MTSTRATA_DATA``, else the shared data beside the checkout."""
+    chosen = given if given is not None else os.environ.get("MTSTRATA_DATA")
+    if chosen:
+        p = Path(chosen)
         return p if p.suffix == ".jsonl" else p / "propbank_ewt" / "dev.jsonl"
-    beside = Path(__file__).resolve().parents[3] / "shared" / "data"
+    beside = Path(__file__).resolve().parents[2] / "shared" / "data"
     root = beside if beside.is_dir() else Path("/work/shared/data")
     return root / "propbank_ewt" / "dev.jsonl"
 
@@ -101,11 +104,11 @@ def read(path: str | Path | None = None) -> list[PropBankSentence]:
     Raises:
         InputError: the file is missing or a line is malformed.
     """
-    p = Path(path) if path is not None else data_path()
+    p = data_path(path)
     if not p.is_file():
-        raise InputError("the gold PropBank file is missing; point $MTSTRATA_DATA at the data "
-                         "directory that holds propbank_ewt/dev.jsonl (it is never copied into "
-                         "the project).", str(p))
+        raise InputError("the gold PropBank file is missing; give --data (or $MTSTRATA_DATA) "
+                         "as the data directory that holds propbank_ewt/dev.jsonl, or that file "
+                         "itself (it is never copied into the project).", str(p))
     out = []
     with open(p, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
@@ -151,7 +154,7 @@ def split(sentences: Iterable[PropBankSentence]
 
 def held_out_file() -> Path:
     """The recorded list of held-out document ids (one a line, sorted)."""
-    return Path(__file__).resolve().parents[2] / "tests" / "data" / "srl_propbank_heldout_docs.txt"
+    return Path(__file__).resolve().parents[1] / "tests" / "data" / "srl_propbank_heldout_docs.txt"
 
 
 def read_held_out_ids(path: Path | None = None) -> list[str]:

@@ -1,7 +1,7 @@
-"""The word lists of the rule role labeller (:mod:`mtstrata.layers.srl`): verb classes,
+"""The word lists of the rule role labeller (:mod:`mtstrata.layers.srl.rules`): verb classes,
 PropBank frame-specific prepositions and the words that type modifiers (temporal, locative,
 directional, degree, discourse). Lowercased lemmas or forms; changing a list changes labels, so
-bump ``SRL_VERSION`` in :mod:`mtstrata.layers.srl` with it."""
+bump ``SRL_VERSION`` in :mod:`mtstrata.layers.srl.rules` with it."""
 
 from __future__ import annotations
 

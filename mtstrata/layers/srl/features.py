@@ -1,6 +1,6 @@
 """Candidates and features of the learned role labeller (shared by training and labelling).
 
-Both classifiers of :mod:`mtstrata.layers.srl_learned` see the same layers: tokens, lemmas, PTB
+Both classifiers of :mod:`mtstrata.layers.srl.learned` see the same layers: tokens, lemmas, PTB
 tags and ClearNLP dependencies (spaCy's English models).
 
 * **Predicate candidates**: every token whose tag is a verb tag (``VB*``) or a tag a verb is
@@ -15,7 +15,7 @@ tags and ClearNLP dependencies (spaCy's English models).
 Features are strings (one-hot), distinct within an instance; combinations of the predicate
 lemma, voice, the dependency path and the head word carry most of the signal. Training builds
 the strings; labelling computes their columns in the model directly (:class:`PredicateEncoder`
-here, :class:`~mtstrata.layers.srl_linear.ArgumentEncoder`), the same columns in the same order.
+here, :class:`~mtstrata.layers.srl.linear.ArgumentEncoder`), the same columns in the same order.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from mtstrata.segment import Frame, Segment
 
 if TYPE_CHECKING:
-    from mtstrata.layers.srl_linear import Vocabulary
+    from mtstrata.layers.srl.linear import Vocabulary
 
 #: tags that can hold a verbal predicate (the tagger mistags verbs as nouns and adjectives)
 PREDICATE_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "NN", "JJ", "NNS", "NNP",
@@ -330,7 +330,7 @@ def argument_instances(tree: Tree, p: int, rule: Frame | None = None
                        ) -> Iterator[tuple[Candidate, list[str]]]:
     """Every candidate of ``p`` with its features.
 
-    ``rule`` is the rule labeller's frame for ``p`` (:mod:`mtstrata.layers.srl`), if any: its
+    ``rule`` is the rule labeller's frame for ``p`` (:mod:`mtstrata.layers.srl.rules`), if any: its
     label for the candidate's span, and for a span with the candidate's head, are features
     (the rules carry PropBank knowledge that a small training set does not show).
     """

@@ -1,6 +1,6 @@
 """The rule role labeller under the labeller registry (``--srl rules``).
 
-The rules themselves live in :mod:`mtstrata.layers.srl`; this module puts them behind the
+The rules themselves live in :mod:`mtstrata.layers.srl.rules`; this module puts them behind the
 :class:`~mtstrata.layers.base.Labeller` protocol so that a learned labeller is one more
 registered module.
 """
@@ -20,17 +20,17 @@ from mtstrata.segment import Frame, Layer, Segment
 def _rules() -> ModuleType:
     """The rule module (imported when first used: it is optional in a build)."""
     try:
-        from mtstrata.layers import srl
+        from mtstrata.layers.srl import rules
     except ImportError as e:
         raise MissingLayerError(
-            "the layer srl (semantic roles) needs the rule labeller mtstrata.layers.srl, "
+            "the layer srl (semantic roles) needs the rule labeller mtstrata.layers.srl.rules, "
             f"which cannot be imported in this build ({e}). Choose metrics that do not need "
             "srl, or another labeller (--srl; `mtstrata list annotators`).") from None
-    return srl
+    return rules
 
 
 @LABELLERS.register("rules", description="PropBank-style rules over ClearNLP dependencies "
-                    "(mtstrata.layers.srl)", layers=("tokens", "lemma", "pos", "dep"))
+                    "(mtstrata.layers.srl.rules)", layers=("tokens", "lemma", "pos", "dep"))
 @dataclass(frozen=True)
 class RuleLabeller:
     """The rule labeller: PropBank roles from the dependency parse."""

@@ -4,7 +4,7 @@ A :class:`LinearModel` is a feature vocabulary, a weight matrix ``(features, cla
 per class and the class names. It scores a batch of instances (lists of feature strings) with
 one sparse product, so labelling a whole batch of segments costs one matrix multiplication.
 
-Labelling skips the feature strings (training builds them, :mod:`~mtstrata.layers.srl_features`):
+Labelling skips the feature strings (training builds them, :mod:`~mtstrata.layers.srl.features`):
 :class:`ArgumentEncoder` (and ``srl_features.PredicateEncoder``) compute each feature's column
 from its pieces, with :class:`Vocabulary` ("the column of ``prefix + x + suffix``" in one dict
 lookup of ``x``) and tables of the lookups met so far, and :meth:`LinearModel.scores_ids` takes
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from mtstrata.layers import srl_features as F
+from mtstrata.layers.srl import features as F
 from mtstrata.segment import Frame
 
 
@@ -220,7 +220,7 @@ def _bucket(n: int) -> str:
 
 
 class ArgumentEncoder:
-    """Columns of :func:`~mtstrata.layers.srl_features.argument_instances`: a row per candidate.
+    """Columns of :func:`~mtstrata.layers.srl.features.argument_instances`: a row per candidate.
 
     Rows are assembled from four blocks (:data:`ARGUMENT_LAYOUT`): the predicate's features
     (once per predicate), the candidate head's (once per head of a tree, kept per its pieces),

@@ -23,7 +23,7 @@ shared task (Carreras & Marquez 2005) and of the role inventory of PropBank (Pal
   the verb (a frequent attachment error of the small spaCy model).
 * **modifiers**: ``neg`` -> AM-NEG; a modal auxiliary (``MD``) -> AM-MOD; adverbs, noun-phrase
   adverbials, prepositional phrases and adverbial clauses are typed by small word lists
-  (:mod:`mtstrata.layers.srl_lexicon`: temporal nouns and prepositions -> AM-TMP, places ->
+  (:mod:`mtstrata.layers.srl.lexicon`: temporal nouns and prepositions -> AM-TMP, places ->
   AM-LOC, *because* -> AM-CAU, purpose *to*/*so that* -> AM-PNC, degree adverbs -> AM-EXT,
   connectives -> AM-DIS, directions -> AM-DIR, *-ly* adverbs and *with* phrases -> AM-MNR, the
   rest -> AM-ADV).
@@ -36,11 +36,11 @@ shared task (Carreras & Marquez 2005) and of the role inventory of PropBank (Pal
 An argument is the contiguous span of the argument head's subtree (for a PP the whole PP with its
 preposition, as PropBank does), with edge punctuation trimmed. C-/R- prefixes are not produced.
 Quality on the hand-labelled gold sets (tests/data/srl_gold*.txt, read by
-:mod:`mtstrata.layers.srl_gold`) is measured by benchmarks/bench_srl.py: arguments F1 0.967
+``scripts/srl_gold.py``) is measured by benchmarks/bench_srl.py: arguments F1 0.967
 and 0.906. On real web text with gold PropBank roles (the held-out documents of the EWT data,
 same benchmark) the rules reach verbal-predicate F1 0.772 and labelled-argument F1 0.515:
 unified PropBank makes copulas and auxiliaries predicates, which these rules skip. The learned
-labeller (:mod:`mtstrata.layers.srl_learned`, ``--srl learned``) reaches 0.975 and 0.701 there
+labeller (:mod:`mtstrata.layers.srl.learned`, ``--srl learned``) reaches 0.975 and 0.701 there
 and uses these rules' labels as features.
 """
 
@@ -49,7 +49,7 @@ from __future__ import annotations
 from typing import Any
 
 from mtstrata.errors import MissingLayerError
-from mtstrata.layers import srl_lexicon as lex
+from mtstrata.layers.srl import lexicon as lex
 from mtstrata.segment import Frame, Layer, Segment, Span
 
 #: Goes into annotator signatures: bump it whenever a rule changes a label.

@@ -1,0 +1,23 @@
+"""Semantic roles: the two labellers of the ``srl`` layer and what they are built from.
+
+* :mod:`~mtstrata.layers.srl.rules` (with the word lists of
+  :mod:`~mtstrata.layers.srl.lexicon`): PropBank-style rules over the dependency parse;
+  registered as ``--srl rules`` by :mod:`~mtstrata.layers.srl.rule_labeller`.
+* :mod:`~mtstrata.layers.srl.learned` (``--srl learned``): two linear classifiers
+  (:mod:`~mtstrata.layers.srl.linear`) over the candidates and features of
+  :mod:`~mtstrata.layers.srl.features`.
+
+Training and evaluation tools are not part of the package: ``scripts/train_srl.py`` (training),
+``scripts/srl_propbank.py`` (the gold PropBank data, read from where the caller says),
+``scripts/srl_eval.py`` and ``scripts/srl_gold.py`` (scoring against gold frames), and
+``benchmarks/bench_srl.py``.
+
+``label_frames`` and ``SRL_VERSION`` are re-exported from the rules (the names this module had
+when it held them).
+"""
+
+from __future__ import annotations
+
+from mtstrata.layers.srl.rules import SRL_VERSION, label_frames
+
+__all__ = ["SRL_VERSION", "label_frames"]
