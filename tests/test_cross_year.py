@@ -1,0 +1,104 @@
+"""``scripts/cross_year.py``: procedures fitted on one year and measured on the other (system
+level), segment level with each pair held out, the RESULTS.md section from those figures, and
+no WMT21+ folder ever read."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtstrata.combine.stats import kendall_grouped, pearson
+from mtstrata.combine.table import ScoreTable
+from mtstrata.errors import InputError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+import cross_year  # noqa: E402
+
+
+def _table(lp: str, seed: int, n_sys: int = 4, n_seg: int = 5) -> ScoreTable:
+    rng = np.random.default_rng(seed)
+    human = rng.normal(size=n_sys)
+    rows = [(s, i) for s in range(n_sys) for i in range(n_seg)]
+    seg_h = np.array([human[s] + rng.normal(scale=0.5) for s, _ in rows])
+    t = ScoreTable(lp, [f"s{i}" for i in range(n_sys)], human,
+                   np.array([r[0] for r in rows]), np.array([r[1] for r in rows]), seg_h)
+    for m, noise, higher in (("chrf", 0.3, True), ("x", 0.8, True), ("wer", 0.5, False)):
+        sign = 1 if higher else -1
+        seg = sign * (human[:, None] + rng.normal(scale=noise, size=(n_sys, n_seg))) + 50
+        t.add(m, seg.mean(axis=1), seg, higher)
+    return t
+
+
+@pytest.fixture(scope="module")
+def years():
+    return {"wmt17": [_table(f"a{i}-en", i) for i in range(3)],
+            "wmt19": [_table(f"b{i}-en", 10 + i) for i in range(3)]}
+
+
+@pytest.fixture(scope="module")
+def result(years):
+    procs = cross_year.procedures(["chrf", "x", "wer"], ["sys_pearson"], ["minmax", "z"])
+    return {"candidates": ["chrf", "x", "wer"],
+            "across_years": cross_year.across_years(procs, years),
+            "by_pair": cross_year.by_pair(procs, years)}
+
+
+def test_chrf_is_measured_on_the_other_year_as_computed_directly(years, result):
+    got = result["across_years"]["chrF"]
+    for a, b in (("wmt17", "wmt19"), ("wmt19", "wmt17")):
+        want = np.mean([pearson(t.sys_scores["chrf"], t.sys_human) for t in years[b]])
+        assert got[f"{a}->{b}"]["avg"]["pearson"] == pytest.approx(want)
+    seg = result["by_pair"]["chrF"]["avg"]["seg_kendall_item"]
+    want = np.mean([kendall_grouped(t.judged(t.seg_scores["chrf"]), t.seg_human, t.seg_idx)
+                    for t in years["wmt17"]])
+    assert seg == pytest.approx(want)
+
+
+def test_a_selection_never_sees_the_year_or_pair_it_is_measured_on(years, monkeypatch):
+    seen: list[list[str]] = []
+    real = cross_year.hill_climb
+
+    def spy(tables, *a, **k):
+        seen.append([t.lp for t in tables])
+        return real(tables, *a, **k)
+
+    monkeypatch.setattr(cross_year, "hill_climb", spy)
+    procs = cross_year.procedures(["chrf", "x"], ["sys_pearson"], ["pairsd"])
+    cross_year.across_years({k: v for k, v in procs.items() if k.startswith("ULC")}, years)
+    assert seen == [[t.lp for t in years["wmt17"]], [t.lp for t in years["wmt19"]]]
+    seen.clear()
+    cross_year.by_pair({k: v for k, v in procs.items() if k.startswith("ULC")}, years)
+    for held, fitted in zip(years["wmt17"], seen, strict=True):
+        assert held.lp not in fitted and len(fitted) == 5
+
+
+def test_the_section_carries_the_figures(result):
+    lines = cross_year.section(result)
+    chrf = result["across_years"]["chrF"]["wmt17->wmt19"]["avg"]["pearson"]
+    row = next(ln for ln in lines if ln.startswith("| chrF |"))
+    assert row.startswith(f"| chrF | {chrf:.3f} |") and "| +0.000 |" in row
+    assert any(ln.startswith("| ULC z (sys_pearson) |") for ln in lines)
+
+
+def test_later_years_are_refused(tmp_path):
+    (tmp_path / "wmt21-mqm" / "wmt17_toen_da").mkdir(parents=True)
+    with pytest.raises(InputError, match="WMT21 or later"):
+        cross_year.pair_dirs(tmp_path / "wmt21-mqm", "wmt17")
+    with pytest.raises(InputError, match="missing pairs"):
+        cross_year.pair_dirs(tmp_path, "wmt17")
+
+
+def test_the_bundled_procedure_is_chosen_by_held_out_figures_only(result):
+    name = cross_year.choose(result, lambda n: True)
+    ay, bp = result["across_years"], result["by_pair"]
+    base = bp["chrF"]["avg"]
+    ok = [n for n in ay if bp[n]["avg"]["seg_kendall_flat"] >= base["seg_kendall_flat"]
+          and bp[n]["avg"]["seg_pearson"] >= base["seg_pearson"]]
+    assert name in ok
+    best = max(np.mean([ay[n][d]["avg"]["pearson"] for d in ay[n]]) for n in ok)
+    assert np.mean([ay[name][d]["avg"]["pearson"] for d in ay[name]]) == best
+    assert cross_year.choose(result, lambda n: n == "chrF") == "chrF"
