@@ -14,14 +14,15 @@ model loads and the cache included), alternating the two sides of a comparison:
     ``'SR-Or(*)' 'NE-Oe(*)'``, then ``'SP-Op(*)'`` alone, on the reference and 3 de-en systems,
     one cache. The texts each run annotated are read from its own summary line and printed;
     bar: every distinct text annotated by the backend exactly once over the three runs.
-(c) **Cold EMB on two cores.** ``score -m EMB-F --no-cache`` on ``--emb-lines`` lines of the
-    reference and 2 systems: ``--jobs 2`` (two worker processes of one torch thread each)
+(c) **Cold EMB on two cores.** ``score -m EMB-F --no-cache`` on the reference and 2 systems
+    of de-en (all 3,004 lines, the size of a real evaluation; ``--emb-lines N``: the first N):
+    ``--jobs 2`` (two worker processes of one torch thread each)
     against ``--jobs 1`` (one torch thread: what the default was before ``--jobs`` defaulted
     to the cores), or against another checkout's code with ``--baseline DIR`` (run with
     ``PYTHONPATH=DIR`` and its own default). Bar: at least 1.7x faster.
 
 Usage: python benchmarks/bench_provenance.py [--data DIR/de-en] [--lines 600] [--rounds 3]
-    [--only a b c] [--emb-lines 1500] [--seq-lines N] [--baseline DIR]
+    [--only a b c] [--emb-lines N] [--seq-lines N] [--baseline DIR]
 The machine may be shared: the load average is printed with each figure.
 """
 
@@ -165,7 +166,8 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--lines", type=int, default=600, help="(a): the last N lines")
     ap.add_argument("--seq-lines", type=int, default=None, help="(b): the first N lines")
-    ap.add_argument("--emb-lines", type=int, default=1500, help="(c): the first N lines")
+    ap.add_argument("--emb-lines", type=int, default=None, help="(c): the first N lines "
+                    "(default: all)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", nargs="+", choices=["a", "b", "c"], default=["a", "b", "c"])
     ap.add_argument("--baseline", type=Path, help="(c): a checkout of the code to compare with")
