@@ -2,32 +2,60 @@
 
 Usage::
 
-    python scripts/mutation_sample.py [--n 40] [--seed 1] [--timeout 240] [--out FILE.tsv]
+    python scripts/mutation_sample.py trace [--map mutation-map.json]
+    python scripts/mutation_sample.py run [--n 200] [--seed 26] [--map mutation-map.json]
+        [--out FILE.tsv] [--only PATH_PREFIX]
 
-Every candidate mutant is one small change of one line of a module under ``mtstrata/metrics``,
-``mtstrata/combine`` or ``mtstrata/layers``, of the kinds mutmut makes: a comparison operator
-swapped (``<`` <-> ``<=``, ``>`` <-> ``>=``, ``==`` <-> ``!=``), an arithmetic operator swapped
-(``+`` <-> ``-``, ``*`` <-> ``/``), ``and`` <-> ``or``, an integer constant ``k`` -> ``k + 1``,
-``True`` <-> ``False``. Docstrings, comments, logging/error messages and ``__repr__`` are not
-mutated. ``--n`` mutants are drawn at random (``--seed``) from all candidates. Each is applied
-to a copy of the source tree and the tests of its module run with ``-x`` (:func:`tests_for`:
-the test files that import it, plus the golden snapshot and the contract test for metrics). A
-mutant is *killed* when they fail, *timeout* past ``--timeout`` (counted as killed), *survived*
-when they pass. Score: (killed + timeout) / (killed + timeout + survived). Tests that reach a
-module only through the registry (``metrics.create("Bllip")``) are not run for it, so the
-score is a lower bound of what the whole suite kills.
+**Mutants.** Every candidate is one small change of one line of a module under
+``mtstrata/metrics``, ``mtstrata/combine`` or ``mtstrata/layers``, of the kinds mutmut makes: a
+comparison operator swapped (``<`` <-> ``<=``, ``>`` <-> ``>=``, ``==`` <-> ``!=``), an
+arithmetic operator swapped (``+`` <-> ``-``, ``*`` <-> ``/``), ``and`` <-> ``or``, an integer
+constant ``k`` -> ``k + 1``, ``True`` <-> ``False``. Docstrings, comments, logging/error messages
+and f-strings are not mutated. ``--n`` mutants are drawn at random with ``--seed`` from all
+candidates (``random.Random(seed).sample`` over the candidates in sorted file order, so the same
+tree, n and seed draw the same mutants).
+
+**Which tests run for a mutant (indirect coverage counts).** ``trace`` runs the whole suite once
+(``tests/`` and the package doctests, less the wheel test) under a call tracer
+(``sys.settrace`` with a global function only, so no per-line cost; also in threads and in
+Python subprocesses started with the inherited environment) and records, for every test, which
+functions of the three packages it entered, however indirectly (through the CLI, the registry,
+``scoring``), plus its duration and outcome. A mutant on a line inside a function runs every
+test that entered that function (the innermost ``def`` holding the line); a mutant on a
+module-level line (constants, class bodies, default arguments) runs every test that entered any
+function of that module. A test that never enters the function cannot observe the mutant, so
+this selection kills what the whole suite would kill, with two exceptions said here: processes
+that are forked by a pool and leave with ``os._exit`` and subprocesses started with a fresh
+``PYTHONPATH`` are not traced (their tests still count through what the parent process entered).
+Tests that failed in the trace run are never selected. Tests run file by file, cheapest first,
+with ``-x``.
+
+**Outcome.** *killed*: the tests fail; *timeout*: they run past ``max(--timeout, 4 x their
+traced duration + 60 s)`` (counted as killed); *survived*: they pass; *uncovered*: no test enters
+the line's function (counted as survived); *budget*: the tests still ran at ``--budget`` seconds
+though not past the timeout (undecided: counted as survived); *error*: pytest itself failed
+(exit 3-5, counted as survived). Mutants listed in :data:`EQUIVALENT` (same behaviour by
+construction, each with its reason, found by reading them) are reported and listed, but left out
+of the score. Score = killed / judged with timeouts as killed, everything else but the
+equivalents as not killed,
+printed with its exact (Clopper-Pearson) 95% binomial confidence interval
+(``scipy.stats.binomtest(k, n).proportion_ci()``).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
+import os
 import random
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +63,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("metrics", "combine", "layers")
 SWAPS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==",
          "+": "-", "-": "+", "*": "/", "/": "*", " and ": " or ", " or ": " and "}
+
+#: Equivalent mutants, found by reading them: (path, line before, line after) stripped -> why
+#: the mutant cannot change behaviour. They are reported, never silently dropped.
+EQUIVALENT: dict[tuple[str, str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -46,6 +78,9 @@ class Mutant:
 
     def label(self) -> str:
         return f"{self.path}:{self.line}: {self.before.strip()} -> {self.after.strip()}"
+
+    def equivalent(self) -> str | None:
+        return EQUIVALENT.get((self.path, self.before.strip(), self.after.strip()))
 
 
 def _skip_lines(tree: ast.AST) -> set[int]:
@@ -104,83 +139,281 @@ def candidates(path: Path) -> list[Mutant]:
     return out
 
 
-def tests_for(rel: str) -> list[str]:
-    """Test files that import the module (by its dotted path, or ``from PKG import NAME``),
-    plus the golden snapshot and the contract test for a metric module; a module no test
-    imports gets its package's tests (``test_layers_*``, ``test_combine_*``)."""
-    mod = rel[:-3].replace("/", ".")
-    pkg, _, name = mod.rpartition(".")
-    direct = re.compile(rf"({re.escape(mod)}\b|from {re.escape(pkg)} import "
-                        rf"(\([^)]*\b{name}\b[^)]*\)|[^\n(]*\b{name}\b))")
-    out = [f"tests/{t.name}" for t in sorted((ROOT / "tests").glob("test_*.py"))
-           if t.name != "test_wheel.py" and direct.search(t.read_text(encoding="utf-8"))]
-    if rel.startswith("mtstrata/metrics"):
-        out += ["tests/test_golden_snapshot.py", "tests/test_contract.py"]
-    if not out:
-        family = rel.split("/")[1]
-        out = [f"tests/{t.name}" for t in sorted((ROOT / "tests").glob(f"test_{family}_*.py"))]
-    return sorted(set(out))
+# --- the tracer (written to a temporary directory put first on PYTHONPATH) -------------------
+
+_SITECUSTOMIZE = r'''
+import atexit, json, os, sys, threading
+_PREFIXES = tuple(os.environ["MUT_TRACE_PREFIXES"].split(os.pathsep))
+_ROOT = os.environ["MUT_TRACE_ROOT"]
+_DIR = os.environ["MUT_TRACE_DIR"]
+HITS = {}
+CURRENT = [os.environ.get("MUT_TRACE_TEST", "<outside>")]
+
+def _tracer(frame, event, arg):
+    co = frame.f_code
+    if co.co_filename.startswith(_PREFIXES):
+        s = HITS.get(CURRENT[0])
+        if s is None:
+            s = HITS[CURRENT[0]] = set()
+        s.add((co.co_filename, co.co_firstlineno))
+    return None
+
+def _dump():
+    sys.settrace(None)
+    out = {t: sorted([os.path.relpath(f, _ROOT), n] for f, n in s) for t, s in HITS.items()}
+    tmp = os.path.join(_DIR, "hits-%d.json.tmp" % os.getpid())
+    with open(tmp, "w") as fh:
+        json.dump(out, fh)
+    os.replace(tmp, tmp[:-4])
+
+sys.settrace(_tracer)
+threading.settrace(_tracer)
+atexit.register(_dump)
+'''
+
+_PLUGIN = r'''
+import json, os, sitecustomize
+_RESULTS = {}
+
+def pytest_runtest_protocol(item, nextitem):
+    sitecustomize.CURRENT[0] = item.nodeid
+    os.environ["MUT_TRACE_TEST"] = item.nodeid
+
+def pytest_runtest_logreport(report):
+    r = _RESULTS.setdefault(report.nodeid, {"duration": 0.0, "outcome": "passed"})
+    r["duration"] += report.duration
+    if report.outcome == "failed" or (report.when == "call" and report.outcome == "skipped"):
+        if r["outcome"] != "failed":
+            r["outcome"] = report.outcome
+
+def pytest_runtest_logfinish(nodeid, location):
+    sitecustomize.CURRENT[0] = "<between>"
+    os.environ["MUT_TRACE_TEST"] = "<between>"
+
+def pytest_sessionfinish(session, exitstatus):
+    with open(os.path.join(os.environ["MUT_TRACE_DIR"], "results.json"), "w") as fh:
+        json.dump(_RESULTS, fh)
+'''
 
 
-def run_one(m: Mutant, work: Path, timeout: int) -> str:
-    tests = tests_for(m.path)
+def trace(map_path: Path, extra: list[str], merge: bool = False) -> int:
+    """Run the suite once under the call tracer; write {results, hits} to ``map_path``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tdir = Path(tmp)
+        (tdir / "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
+        (tdir / "mut_trace_plugin.py").write_text(_PLUGIN, encoding="utf-8")
+        out = tdir / "out"
+        out.mkdir()
+        prefixes = os.pathsep.join(str(ROOT / "mtstrata" / p) + os.sep for p in PACKAGES)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tdir), str(ROOT)]),
+                   MUT_TRACE_PREFIXES=prefixes, MUT_TRACE_ROOT=str(ROOT), MUT_TRACE_DIR=str(out),
+                   HYPOTHESIS_PROFILE="ci")
+        t0 = time.time()
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+               "mut_trace_plugin", "-m", "not wheel", "--ignore=tests/test_wheel.py",
+               "-o", "addopts=--doctest-modules", *(extra or ["tests", "mtstrata"])]
+        r = subprocess.run(cmd, cwd=ROOT, env=env, check=False)
+        print(f"trace run: exit {r.returncode}, {time.time() - t0:.0f} s", flush=True)
+        hits: dict[str, set[tuple[str, int]]] = defaultdict(set)
+        for f in out.glob("hits-*.json"):
+            for test, keys in json.loads(f.read_text(encoding="utf-8")).items():
+                hits[test].update((k[0], k[1]) for k in keys)
+        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    data = {"results": results, "hits": {t: sorted(s) for t, s in hits.items()}}
+    if merge and map_path.exists():  # tests added since the whole-suite trace
+        old = json.loads(map_path.read_text(encoding="utf-8"))
+        data = {k: {**old[k], **data[k]} for k in data}
+    map_path.write_text(json.dumps(data), encoding="utf-8")
+    failed = [t for t, r in results.items() if r["outcome"] == "failed"]
+    print(f"{len(results)} tests traced, {len(failed)} failed (never selected): {failed[:20]}")
+    return 0
+
+
+# --- selecting the tests of a mutant ---------------------------------------------------------
+
+class Selector:
+    """Tests that enter the function holding a line (or any function of a module)."""
+
+    def __init__(self, map_path: Path):
+        data = json.loads(map_path.read_text(encoding="utf-8"))
+        self.results = data["results"]
+        ok = {t for t, r in self.results.items() if r["outcome"] != "failed"}
+        self.by_func: dict[tuple[str, int], set[str]] = defaultdict(set)
+        self.by_module: dict[str, set[str]] = defaultdict(set)
+        for test, keys in data["hits"].items():
+            if test not in ok:  # "<outside>"/"<between>" (collection) and failing tests
+                continue
+            for path, first in keys:
+                self.by_func[(path, first)].add(test)
+                self.by_module[path].add(test)
+        self._defs: dict[str, list[tuple[int, int, int]]] = {}
+
+    def _functions(self, rel: str) -> list[tuple[int, int, int]]:
+        """(start, end, co_firstlineno) of every def of a module; decorators included."""
+        if rel not in self._defs:
+            tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+            self._defs[rel] = [
+                (min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno,
+                 min([n.lineno] + [d.lineno for d in n.decorator_list]))
+                for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        return self._defs[rel]
+
+    def tests(self, m: Mutant) -> tuple[list[str], float]:
+        inner = [d for d in self._functions(m.path) if d[0] <= m.line <= d[1]]
+        if inner:
+            first = max(inner, key=lambda d: d[0])[2]
+            chosen = self.by_func.get((m.path, first), set())
+        else:
+            chosen = self.by_module.get(m.path, set())
+        dur = {t: self.results[t]["duration"] for t in chosen}
+        per_file: dict[str, float] = defaultdict(float)
+        for t, d in dur.items():
+            per_file[t.split("::", 1)[0]] += d
+        order = sorted(chosen, key=lambda t: (per_file[t.split("::", 1)[0]], t.split("::")[0],
+                                               dur[t], t))
+        return order, sum(dur.values())
+
+
+# --- running mutants -------------------------------------------------------------------------
+
+def run_one(m: Mutant, work: Path, sel: Selector, timeout: int, budget: int
+            ) -> tuple[str, int, float]:
+    tests, cost = sel.tests(m)
     if not tests:
-        return "no test"
+        return "uncovered", 0, 0.0
     target = work / m.path
     original = target.read_text(encoding="utf-8")
     lines = original.splitlines(keepends=True)
     end = "\n" if lines[m.line - 1].endswith("\n") else ""
     lines[m.line - 1] = m.after + end
     target.write_text("".join(lines), encoding="utf-8")
+    slow = max(timeout, int(4 * cost) + 60)  # past this the mutant made the tests hang
+    limit = min(slow, budget)
+    t0 = time.time()
     try:
         r = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                            "-o", "addopts=", *tests], cwd=work, capture_output=True,
-                           timeout=timeout, env=_env(work), check=False)
-        return "survived" if r.returncode == 0 else "killed"
-    except subprocess.TimeoutExpired:
-        return "timeout"
+                            "-o", "addopts=--doctest-modules", *tests], cwd=work,
+                           capture_output=True, timeout=limit, env=_env(work), check=False)
+        # 1: a test failed; 2: a collection error (the mutant breaks an import): both kill it
+        state = {0: "survived", 1: "killed", 2: "killed"}.get(r.returncode, "error")
+        if state == "error":  # 3-5: pytest's internal or usage error, no test run: a tool fault
+            out = r.stdout.decode(errors="replace")[-600:]
+            print(out, r.stderr.decode(errors="replace")[-600:], flush=True)
+    except subprocess.TimeoutExpired:  # past the budget only: undecided, scored as survived
+        state = "timeout" if limit == slow else "budget"
     finally:
         target.write_text(original, encoding="utf-8")
+    return state, len(tests), time.time() - t0
 
 
 def _env(work: Path) -> dict[str, str]:
-    import os
+    return dict(os.environ, PYTHONPATH=str(work), HYPOTHESIS_PROFILE="ci",
+                PYTHONDONTWRITEBYTECODE="1")
 
-    return dict(os.environ, PYTHONPATH=str(work), HYPOTHESIS_PROFILE="default")
+
+def interval(k: int, n: int) -> tuple[float, float]:
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    return ci.low, ci.high
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--timeout", type=int, default=240)
-    ap.add_argument("--out", type=Path)
-    args = ap.parse_args()
+def run(args: argparse.Namespace) -> int:
     files = sorted(p for pkg in PACKAGES for p in (ROOT / "mtstrata" / pkg).rglob("*.py"))
     pool = [m for f in files for m in candidates(f)]
     sample = random.Random(args.seed).sample(pool, min(args.n, len(pool)))
+    if args.only:
+        sample = [m for m in sample if m.path.startswith(args.only)]
+    sample = sample[args.skip:args.skip + args.limit if args.limit else None]
     print(f"{len(pool)} candidate mutants in {len(files)} modules; {len(sample)} drawn "
-          f"(seed {args.seed})", flush=True)
+          f"(seed {args.seed}, n {args.n})", flush=True)
+    sel = Selector(args.map)
     rows = []
+    out = open(args.out, "a", encoding="utf-8") if args.out else None  # noqa: SIM115
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "tree"
         shutil.copytree(ROOT, work, ignore=shutil.ignore_patterns(
             ".git", "__pycache__", ".venv", "*.egg-info", "build"))
         for i, m in enumerate(sample, start=1):
-            state = run_one(m, work, args.timeout)
+            if m.equivalent():
+                state, ntests, secs = "equivalent", 0, 0.0
+            else:
+                state, ntests, secs = run_one(m, work, sel, args.timeout, args.budget)
             rows.append((state, m))
-            print(f"[{i}/{len(sample)}] {state:9} {m.label()}", flush=True)
-    killed = sum(s == "killed" for s, _ in rows)
-    timeouts = sum(s == "timeout" for s, _ in rows)
-    survived = sum(s == "survived" for s, _ in rows)
-    untested = sum(s == "no test" for s, _ in rows)
-    judged = killed + timeouts + survived
-    print(f"killed {killed}, timeout {timeouts}, survived {survived}, no test {untested}; "
-          f"score {(killed + timeouts) / judged:.1%} (timeouts counted as killed)"
-          if judged else "nothing judged")
-    if args.out:
-        args.out.write_text("state\tmutant\n" + "".join(f"{s}\t{m.label()}\n" for s, m in rows),
-                            encoding="utf-8")
+            print(f"[{i}/{len(sample)}] {state:10} {ntests:4d} tests {secs:5.0f} s  {m.label()}",
+                  flush=True)
+            if out:
+                out.write(f"{state}\t{ntests}\t{secs:.0f}\t{m.label()}\n")
+                out.flush()
+    if out:
+        out.close()
+    report([s for s, _ in rows], [m for _, m in rows])
+    return 0
+
+
+def report(states: list[str], mutants: list[Mutant]) -> None:
+    count = defaultdict(int)
+    for s in states:
+        count[s] += 1
+    k = count["killed"] + count["timeout"]
+    n = k + count["survived"] + count["uncovered"] + count["budget"] + count["error"]
+    print(", ".join(f"{s} {c}" for s, c in sorted(count.items())))
+    if n:
+        lo, hi = interval(k, n)
+        print(f"score {k}/{n} = {k / n:.1%}, 95% CI [{lo:.1%}, {hi:.1%}] (Clopper-Pearson; "
+              "timeouts counted as killed, uncovered and budget as survived, equivalents "
+              "left out)")
+    for s, m in zip(states, mutants):
+        if s == "equivalent":
+            print(f"  equivalent: {m.label()}  -- {m.equivalent()}")
+        elif s not in ("killed", "timeout"):
+            print(f"  {s}: {m.label()}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("trace", help="run the suite once under the call tracer")
+    t.add_argument("--map", type=Path, default=Path("mutation-map.json"))
+    t.add_argument("--merge", action="store_true",
+                   help="add the traced tests to an existing map (e.g. new test files)")
+    t.add_argument("pytest_args", nargs="*", help="what to run (default: tests mtstrata)")
+    r = sub.add_parser("run", help="draw mutants and run the tests that reach each")
+    r.add_argument("--n", type=int, default=200)
+    r.add_argument("--seed", type=int, default=26)
+    r.add_argument("--timeout", type=int, default=120)
+    r.add_argument("--budget", type=int, default=300,
+                   help="stop a mutant's tests after this many seconds (scored as survived)")
+    r.add_argument("--map", type=Path, default=Path("mutation-map.json"))
+    r.add_argument("--out", type=Path)
+    r.add_argument("--only", help="run only the drawn mutants under this path prefix")
+    r.add_argument("--skip", type=int, default=0, help="skip the first SKIP drawn (resume)")
+    r.add_argument("--limit", type=int, default=0,
+                   help="run at most LIMIT of the drawn (a run in parts; see score)")
+    s = sub.add_parser("score", help="score a --out TSV of run (several runs appended)")
+    s.add_argument("tsv", type=Path)
+    args = ap.parse_args()
+    if args.cmd == "trace":
+        return trace(args.map, args.pytest_args, args.merge)
+    if args.cmd == "score":
+        return score_tsv(args.tsv)
+    return run(args)
+
+
+def score_tsv(tsv: Path) -> int:
+    states, mutants = [], []
+    for line in tsv.read_text(encoding="utf-8").splitlines():
+        state, _, _, label = line.split("\t", 3)
+        if state == "error(2)":  # written by an earlier version: a collection error kills
+            state = "killed"
+        path, no, rest = label.split(":", 2)
+        before, _, after = rest.strip().partition(" -> ")
+        m = Mutant(path, int(no), before, after)
+        if state not in ("killed", "timeout") and m.equivalent():
+            state = "equivalent"
+        states.append(state)
+        mutants.append(m)
+    report(states, mutants)
     return 0
 
 
