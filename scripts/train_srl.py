@@ -58,6 +58,7 @@ import srl_propbank as pb  # noqa: E402
 from mtstrata import lock  # noqa: E402
 from mtstrata.layers.srl import features as F  # noqa: E402
 from mtstrata.layers.srl import learned as srl_learned  # noqa: E402
+from mtstrata.layers.srl import tree as T  # noqa: E402
 from mtstrata.layers.srl.linear import LinearModel, save  # noqa: E402
 from mtstrata.layers.srl.rules import label_frames  # noqa: E402
 from mtstrata.segment import Segment  # noqa: E402
@@ -79,10 +80,10 @@ def predicate_instances(sents: Sequence[pb.PropBankSentence], segs: Sequence[Seg
                         ) -> Instances:
     out = Instances([], [])
     for s, seg in zip(sents, segs, strict=True):
-        tree = F.Tree(seg)
+        tree = T.Tree(seg)
         gold = {f.predicate for f in s.frames if f.verbal}
         for i in range(tree.n):
-            if F.is_predicate_candidate(tree, i):
+            if T.is_predicate_candidate(tree, i):
                 out.feats.append(F.predicate_features(tree, i))
                 out.labels.append("1" if i in gold else "0")
     return out
@@ -98,7 +99,7 @@ def argument_instances(sents: Sequence[pb.PropBankSentence], segs: Sequence[Segm
     """
     out = Instances([], [])
     for s, seg in zip(sents, segs, strict=True):
-        tree = F.Tree(seg)
+        tree = T.Tree(seg)
         rules = {f.predicate: f for f in label_frames(seg)}
         for f in s.frames:
             if not f.verbal:
@@ -108,7 +109,7 @@ def argument_instances(sents: Sequence[pb.PropBankSentence], segs: Sequence[Segm
             inst = list(F.argument_instances(tree, f.predicate, rules.get(f.predicate)))
             covered = {(c.start, c.end) for c, _ in inst} & set(gold)
             # heads of gold arguments that no candidate span reaches exactly
-            unreached = {F.span_head(tree, a, b) for a, b in set(gold) - covered}
+            unreached = {T.span_head(tree, a, b) for a, b in set(gold) - covered}
             for c, feats in inst:
                 label = gold.get((c.start, c.end))
                 if label is None and c.head in unreached:

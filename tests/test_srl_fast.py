@@ -1,7 +1,7 @@
 """The learned labeller's fast path (features as column ids) against the plain one (strings).
 
 Labelling computes feature columns from pieces (:class:`~mtstrata.layers.srl.linear.Vocabulary`
-and the encoders of :mod:`~mtstrata.layers.srl.linear`) instead of building the strings that
+and the encoders of :mod:`~mtstrata.layers.srl.encode`) instead of building the strings that
 training uses. These tests hold the two to the same rows, column for column and in order, and
 the labeller's frames to those of a straightforward implementation kept here (strings,
 ``LinearModel.proba``, one decode per predicate): the code the fast path replaced.
@@ -14,8 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mtstrata.layers.srl import encode as E
 from mtstrata.layers.srl import features as F
 from mtstrata.layers.srl import linear as L
+from mtstrata.layers.srl import tree as T
 from mtstrata.layers.srl.learned import CHUNK, CORE, LearnedSRL, Models
 from mtstrata.layers.srl.linear import Vocabulary
 from mtstrata.layers.srl.rules import label_frames
@@ -35,11 +37,11 @@ def reference_label(models: Models, segments: list[Segment]) -> list[tuple[Frame
 
 
 def _reference_chunk(models: Models, segments: list[Segment]) -> list[tuple[Frame, ...]]:
-    trees = [F.Tree(s) for s in segments]
+    trees = [T.Tree(s) for s in segments]
     where, feats = [], []
     for k, t in enumerate(trees):
         for i in range(t.n):
-            if F.is_predicate_candidate(t, i):
+            if T.is_predicate_candidate(t, i):
                 where.append((k, i))
                 feats.append(F.predicate_features(t, i))
     yes = models.predicate.proba(feats)[:, models._yes] if feats else np.zeros(0)
@@ -53,7 +55,7 @@ def _reference_chunk(models: Models, segments: list[Segment]) -> list[tuple[Fram
     return [tuple(fs) for fs in out]
 
 
-def _reference_decode(models: Models, p: int, cands: list[F.Candidate], probs: np.ndarray
+def _reference_decode(models: Models, p: int, cands: list[T.Candidate], probs: np.ndarray
                       ) -> Frame:
     if not cands:
         return Frame(p)
@@ -92,14 +94,14 @@ def _odd_pieces() -> list[Segment]:
 SEGMENTS = [parse(spec) for spec, _ in CASES + CASES_2] + _odd_pieces()
 
 
-def _instances(seg: Segment) -> tuple[list[list[str]], list[tuple[F.Tree, int, Frame | None]],
+def _instances(seg: Segment) -> tuple[list[list[str]], list[tuple[T.Tree, int, Frame | None]],
                                       list[list[str]]]:
     """Predicate feature lists, argument items and argument feature lists of ``seg``."""
-    tree = F.Tree(seg)
+    tree = T.Tree(seg)
     rules = {f.predicate: f for f in label_frames(seg)}
     pfeats, items, afeats = [], [], []
     for i in range(tree.n):
-        if F.is_predicate_candidate(tree, i):
+        if T.is_predicate_candidate(tree, i):
             pfeats.append(F.predicate_features(tree, i))
             items.append((tree, i, rules.get(i)))
             afeats.extend(f for _, f in F.argument_instances(tree, i, rules.get(i)))
@@ -127,7 +129,7 @@ def _check_encoders(segs: list[Segment], keep: float, seed: int) -> None:
     items = [it for _, i, _ in per_seg for it in i]
     afeats = [f for _, _, a in per_seg for f in a]
     for vocab in (_vocabulary(pfeats, keep, seed), _MODELS.predicate.features):
-        enc = F.PredicateEncoder(Vocabulary(vocab))
+        enc = E.PredicateEncoder(Vocabulary(vocab))
         rows, tokens = [], []
         for tree in dict.fromkeys(tree for tree, _, _ in items):
             ids: list[int] = []
@@ -139,12 +141,12 @@ def _check_encoders(segs: list[Segment], keep: float, seed: int) -> None:
         assert tokens == [(tree, i) for tree, i, _ in items]
         assert rows == _strings_to_ids(vocab, pfeats)
     for vocab in (_vocabulary(afeats, keep, seed), _MODELS.argument.features):
-        owner, starts, ends, ids = L.ArgumentEncoder(Vocabulary(vocab)).encode(items)
-        assert ids.shape == (len(afeats), len(L.ARGUMENT_LAYOUT))
+        owner, starts, ends, ids = E.ArgumentEncoder(Vocabulary(vocab)).encode(items)
+        assert ids.shape == (len(afeats), len(F.ARGUMENT))
         assert [[j for j in row if j >= 0] for row in ids.tolist()] == \
             _strings_to_ids(vocab, afeats)
         cands = [(n, c.start, c.end) for n, (tree, p, rule) in enumerate(items)
-                 for c in F.candidates(tree, p)]
+                 for c in T.candidates(tree, p)]
         assert list(zip(owner, starts, ends)) == cands
 
 
@@ -163,12 +165,12 @@ def test_encoders_give_the_columns_of_the_strings_on_any_tree(segs: list[Segment
 
 
 def test_argument_layout_names_the_features_in_order() -> None:
-    tree = F.Tree(SEGMENTS[0])
+    tree = T.Tree(SEGMENTS[0])
     (_, feats), *_ = F.argument_instances(tree, 2, label_frames(SEGMENTS[0])[0])
     names = [f.split("=")[0] if "=" in f else {"rp": "r0", "nrp": "r0"}.get(f, f) for f in feats]
-    assert names == [name for name, _ in L.ARGUMENT_LAYOUT if name != "wh"]
-    pair = [name for group in L.PAIR_GROUPS for name in group]
-    assert sorted(pair) == sorted(name for name, block in L.ARGUMENT_LAYOUT if block == "X")
+    assert names == [t.name for t in F.ARGUMENT if t.name != "wh"]
+    pair = E.TAG_GROUP + E.LEMMA_GROUP
+    assert sorted(pair) == sorted(t.name for t in F.ARGUMENT if t.block == "X")
 
 
 # ----------------------------------------------------------------------------- the tree
@@ -202,7 +204,7 @@ def _naive_extents(heads: list[int]) -> tuple[list[int], list[int], list[list[in
 def test_tree_extents_on_any_head_column(heads: list[int]) -> None:
     # any head column, cycles and self-loops included (out-of-range heads are roots)
     seg = Segment.from_words(["w"] * len(heads), heads=heads, deprels=["dep"] * len(heads))
-    tree = F.Tree(seg)
+    tree = T.Tree(seg)
     lo, hi, kids = _naive_extents(heads)
     assert (list(tree.lo), list(tree.hi)) == (lo, hi)
     assert [list(k) for k in tree.kids] == kids
@@ -240,7 +242,7 @@ def test_well_formed_tree_gives_the_rule_labeller_its_forest(heads: list[int]) -
 
     n = len(heads)
     seg = Segment.from_words(["w"] * n, heads=heads, deprels=[f"D{k % 3}" for k in range(n)])
-    tree = F.Tree(seg)
+    tree = T.Tree(seg)
     parent = {i: h - 1 for i, h in enumerate(heads) if h}
     proper = all(0 <= h < n and h != i for i, h in parent.items())
     for i in range(n):  # no cycle: following heads from any token ends at a root
@@ -259,7 +261,7 @@ def test_well_formed_tree_gives_the_rule_labeller_its_forest(heads: list[int]) -
 @settings(max_examples=200, deadline=None)
 @given(random_parses())
 def test_rule_frames_with_the_learned_tree(seg: Segment) -> None:
-    tree = F.Tree(seg)
+    tree = T.Tree(seg)
     assert tree.well_formed  # random_parses draws trees
     assert label_frames(seg, tree) == label_frames(seg)
 
@@ -313,7 +315,7 @@ def test_frames_equal_the_reference_on_any_tree(segs: list[Segment]) -> None:
 
 def test_frames_equal_the_reference_with_tiny_caches(monkeypatch) -> None:
     # every table is emptied again and again: the lookups kept are a cache, never a change
-    monkeypatch.setattr(F, "MAX_CACHED", 3)
+    monkeypatch.setattr(E, "MAX_CACHED", 3)
     monkeypatch.setattr(Vocabulary, "MAX_CACHED", 3)
     fresh = [L.LinearModel(dict(m.features), m.weights, m.bias, m.classes)
              for m in (_MODELS.predicate, _MODELS.argument)]
@@ -321,7 +323,7 @@ def test_frames_equal_the_reference_with_tiny_caches(monkeypatch) -> None:
     segs = SEGMENTS * 2
     assert models.label(segs) == reference_label(_MODELS, segs)
     tables = [*models._argument_encoder._tables.values(), models._predicate_encoder._rows,
-              *(m.vocabulary._subs for m in fresh)]
+              models._predicate_encoder._contexts, *(m.vocabulary._subs for m in fresh)]
     assert all(len(t) <= 3 for t in tables)
     assert models._argument_encoder._groups_kept <= 3
 
@@ -334,8 +336,8 @@ def test_decode_equals_the_reference_with_ties() -> None:
     probs[[0, 1, 3], a0] = 0.6
     probs[2, a1] = 0.6
     probs[4, none] = 0.9
-    cands = [F.Candidate(0, 0, 1, 0), F.Candidate(1, 1, 2, 0), F.Candidate(3, 3, 5, 0),
-             F.Candidate(4, 4, 5, 0), F.Candidate(6, 6, 7, 0)]
+    cands = [T.Candidate(0, 0, 1, 0), T.Candidate(1, 1, 2, 0), T.Candidate(3, 3, 5, 0),
+             T.Candidate(4, 4, 5, 0), T.Candidate(6, 6, 7, 0)]
     assert _MODELS.decode(2, cands, probs) == _reference_decode(_MODELS, 2, cands, probs)
 
 
@@ -352,3 +354,57 @@ def test_frames_equal_the_reference_on_parsed_text() -> None:
     segs = list(SpacyAnnotator().annotate(texts, frozenset(SRL_NEEDS)))
     assert _MODELS.label(segs) == reference_label(_MODELS, segs)
     _check_encoders(segs, 1.0, seed=0)
+
+
+# ----------------------------------------------------------------------------- the definition
+_FIELDS = st.sampled_from(["a", "b", "c"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="x|={}^ ", max_size=3), _FIELDS), min_size=1,
+                max_size=4),
+       st.dictionaries(_FIELDS, st.text(alphabet="ab|={}^ ", max_size=3), min_size=3),
+       st.data())
+def test_template_splits_around_any_key(parts: list[tuple[str, str]], pieces: dict[str, str],
+                                        data: st.DataObject) -> None:
+    # prefix + key + suffix is the feature's string for any pieces (separators and braces in
+    # them or in the text included): the encoders' lookups find the strings' columns
+    text = "".join(lit.replace("{", "{{").replace("}", "}}") + "{" + f + "}" for lit, f in parts)
+    t = F.Template("t", text)
+    fields = [f for _, f in parts]
+    first = data.draw(st.sampled_from(fields))
+    last = data.draw(st.sampled_from(fields[fields.index(first):]))
+    known = {f: v for f, v in pieces.items() if f in fields}
+    prefix, suffix = t.around(first, last, **known)
+    assert prefix + t.key(first, last, pieces) + suffix == t.format(pieces)
+
+
+def test_feature_modules_import_in_one_direction() -> None:
+    """Within the SRL package, no module imports one that imports it back (function-level
+    imports included): the features are defined once and the encoders read them."""
+    import ast
+    from pathlib import Path
+
+    import mtstrata.layers.srl as pkg
+
+    root = Path(pkg.__file__).parent
+    imports: dict[str, set[str]] = {}
+    for path in root.glob("*.py"):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                mod = node.module
+                names |= ({f"{mod}.{a.name}" for a in node.names} if mod == pkg.__name__
+                          else {mod})
+            elif isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+        imports[path.stem] = {n.rsplit(".", 1)[1] for n in names
+                              if n.startswith(pkg.__name__ + ".")} - {path.stem}
+
+    def reaches(a: str, b: str, seen: frozenset[str] = frozenset()) -> bool:
+        return any(n == b or (n not in seen and reaches(n, b, seen | {n}))
+                   for n in imports.get(a, ()))
+
+    assert not [m for m in imports if reaches(m, m)], imports
+    assert imports["linear"] == set() and imports["tree"] == set()
+    assert imports["features"] == {"tree"}

@@ -167,11 +167,12 @@ def test_instances_have_distinct_features() -> None:
     # training counts a feature once per instance, labelling sums the matrix row: equal only
     # when no feature string repeats within an instance
     from mtstrata.layers.srl import features as F
+    from mtstrata.layers.srl.tree import Tree, is_predicate_candidate
 
     for spec, _ in CASES:
-        tree = F.Tree(parse(spec))
+        tree = Tree(parse(spec))
         for i in range(tree.n):
-            if F.is_predicate_candidate(tree, i):
+            if is_predicate_candidate(tree, i):
                 feats = F.predicate_features(tree, i)
                 assert len(feats) == len(set(feats))
                 for _c, feats in F.argument_instances(tree, i):

@@ -4,7 +4,8 @@ Two linear classifiers (multinomial logistic regression, trained by scripts/trai
 training part of the gold PropBank EWT data; see ``scripts/srl_propbank.py`` for the
 fixed document split) over the spaCy layers (tokens, lemmas, PTB tags, ClearNLP dependencies):
 
-1. **predicate identification** over candidate tokens (:mod:`mtstrata.layers.srl.features`).
+1. **predicate identification** over candidate tokens (:mod:`mtstrata.layers.srl.tree`, features
+   :mod:`mtstrata.layers.srl.features`).
    Unified PropBank: copular and auxiliary *be*, *have*, *do* and light verbs are predicates.
 2. **argument identification and labelling** over candidate heads (dependents of the
    predicate and of its ancestors, and the ancestors themselves), one class per PropBank role
@@ -49,10 +50,11 @@ from mtstrata import lock
 from mtstrata.cache import gc_paused
 from mtstrata.errors import MissingLayerError, ModelError
 from mtstrata.layers.base import LABELLERS, SRL_NEEDS
-from mtstrata.layers.srl import features as F
-from mtstrata.layers.srl.linear import ArgumentEncoder, LinearModel
+from mtstrata.layers.srl.encode import ArgumentEncoder, PredicateEncoder
+from mtstrata.layers.srl.linear import LinearModel
 from mtstrata.layers.srl.linear import load as load_arrays
 from mtstrata.layers.srl.rules import label_frames
+from mtstrata.layers.srl.tree import Candidate, Tree
 from mtstrata.segment import Frame, Layer, Segment, Span
 
 LOCK_NAME = "srl-learned"
@@ -106,7 +108,7 @@ class Models:
         self.max_none = max_none
         self._yes = predicate.classes.index("1")
         self._none = argument.classes.index(NONE)
-        self._predicate_encoder = F.PredicateEncoder(predicate.vocabulary)
+        self._predicate_encoder = PredicateEncoder(predicate.vocabulary)
         self._argument_encoder = ArgumentEncoder(argument.vocabulary)
 
     def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
@@ -126,7 +128,7 @@ class Models:
         """Frames of every segment (batched: one product per classifier).
 
         Features reach the classifiers as column ids (the encoders of
-        :mod:`~mtstrata.layers.srl.linear`), never as strings: the same sparse rows.
+        :mod:`~mtstrata.layers.srl.encode`), never as strings: the same sparse rows.
         """
         trees = [_tree(s) for s in segments]
         seg_of: list[int] = []  # the candidates: segment and token (ints, not pairs: see encode)
@@ -175,7 +177,7 @@ class Models:
                 offers[owner[j]].append((starts[j], ends[j], classes[role]))
         return [self._choose(p, o) for p, o in zip(preds, offers)]
 
-    def decode(self, p: int, cands: Sequence[F.Candidate], probs: np.ndarray) -> Frame:
+    def decode(self, p: int, cands: Sequence[Candidate], probs: np.ndarray) -> Frame:
         """Best non-overlapping labelled spans of predicate ``p``."""
         return self.decode_all([p], [0] * len(cands), [c.start for c in cands],
                                [c.end for c in cands], probs)[0]
@@ -201,12 +203,12 @@ class Models:
         return Frame(p, tuple([Span(*a) for a in kept]))
 
 
-def _tree(seg: Segment) -> F.Tree:
+def _tree(seg: Segment) -> Tree:
     if seg.tokens and Layer.DEP not in seg.layers and any(t.head is None for t in seg.tokens):
         raise MissingLayerError(
             "the learned role labeller reads the dependency layer, which this segment lacks "
             f"({seg.text[:60]!r}); annotate with an annotator that provides dep (spacy).")
-    return F.Tree(seg)
+    return Tree(seg)
 
 
 def load_models(path: Path) -> Models:
