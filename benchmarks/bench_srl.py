@@ -40,6 +40,7 @@ import srl_eval  # noqa: E402
 import srl_propbank as pb  # noqa: E402
 from srl_gold import read_gold  # noqa: E402
 
+from mtstrata.errors import InputError  # noqa: E402
 from mtstrata.segment import Frame, Segment  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -182,4 +183,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except InputError as e:  # a missing or malformed data file: its message, exit code 2
+        print(f"bench_srl: {e}", file=sys.stderr)
+        sys.exit(2)

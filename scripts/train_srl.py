@@ -56,6 +56,7 @@ import srl_eval  # noqa: E402  (scripts/, beside this one)
 import srl_propbank as pb  # noqa: E402
 
 from mtstrata import lock  # noqa: E402
+from mtstrata.errors import InputError  # noqa: E402
 from mtstrata.layers.srl import features as F  # noqa: E402
 from mtstrata.layers.srl import learned as srl_learned  # noqa: E402
 from mtstrata.layers.srl import tree as T  # noqa: E402
@@ -239,4 +240,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except InputError as e:  # a missing or malformed data file: its message, exit code 2
+        print(f"train_srl: {e}", file=sys.stderr)
+        sys.exit(2)
