@@ -44,8 +44,7 @@ from pathlib import Path
 
 import sacrebleu
 
-from mtstrata import metrics, scoring
-from mtstrata.metrics.lexical import bleu as _bleu
+from mtstrata import metrics, scoring, tokenizers
 
 DATA = Path(os.environ.get("MTSTRATA_DATA", "/work/shared/data")) / "wmt17_toen_da" / "de-en"
 SACRE: dict[str, Callable] = {
@@ -68,7 +67,7 @@ def load(n: int | None = None) -> tuple[dict[str, list[str]], list[str]]:
 def cold() -> None:
     """Forget everything a previous repetition left behind on our side (reference state is
     per run already)."""
-    _bleu._preprocessor.cache_clear()
+    tokenizers.preprocessor.cache_clear()
 
 
 def ours(spec: str, systems: dict[str, list[str]], ref: list[str]) -> dict[str, float]:

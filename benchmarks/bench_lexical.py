@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mtstrata import metrics, scoring
 from mtstrata.metrics.lexical import tbleu
-from mtstrata.metrics.lexical.bleu import tokenize
+from mtstrata.tokenizers import tokenize
 
 DATA = Path(os.environ.get("MTSTRATA_DATA", "/work/shared/data")) / "wmt17_toen_da" / "de-en"
 

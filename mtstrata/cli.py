@@ -20,6 +20,7 @@ import warnings
 from collections.abc import Sequence
 
 from mtstrata._version import __version__
+from mtstrata.console import warn
 from mtstrata.errors import MtstrataError
 
 
@@ -37,10 +38,6 @@ def build_parser() -> argparse.ArgumentParser:
         if not mod.name.startswith("_"):
             importlib.import_module(f"mtstrata.commands.{mod.name}").register(sub)
     return parser
-
-
-def warn(message: str) -> None:
-    print(f"mtstrata: warning: {message}", file=sys.stderr)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

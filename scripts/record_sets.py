@@ -109,7 +109,7 @@ def record(path: Path, args: argparse.Namespace) -> None:
     checked = list(verified)
     data["provenance"] = prov
     text = json.dumps(data, indent=1, allow_nan=False)
-    from mtstrata.commands._output import atomic_write
+    from mtstrata.output import atomic_write
 
     atomic_write(path, text)
     print(f"{path}: {len(specs)} member signature(s) recorded "

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mtstrata.commands._output import atomic_write
+from mtstrata.output import atomic_write
 
 #: section name -> the one script that writes it (in the order ``make results`` runs them)
 SECTIONS: dict[str, str] = {

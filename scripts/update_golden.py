@@ -34,7 +34,7 @@ def load(path: Path) -> dict[str, dict]:  # type: ignore[type-arg]
 
 
 def dump(path: Path, entries: dict[str, dict]) -> None:  # type: ignore[type-arg]
-    from mtstrata.commands._output import atomic_write
+    from mtstrata.output import atomic_write
 
     doc = {"about": "Golden numbers of every registered metric on tests/golden.py's inputs "
                     "(12 significant digits); written by scripts/update_golden.py, checked by "

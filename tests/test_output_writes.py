@@ -10,8 +10,8 @@ import tempfile
 import pytest
 
 from mtstrata.cli import main
-from mtstrata.commands._output import atomic_write, check_output_path
 from mtstrata.errors import InputError
+from mtstrata.output import atomic_write, check_output_path
 
 
 def _plant(tmp_path, kind):

@@ -88,7 +88,7 @@ def test_per_matches_plain_computation(pairs):
 @pytest.mark.skipif(not (DATA / "ref.txt").exists(), reason=f"WMT17 data not found at {DATA}")
 def test_real_segments_match_plain_computation():
     """80 real segments, sacreBLEU 13a tokens, lowercased: WER, PER, WRR micro-averages."""
-    from mtstrata.metrics.lexical.bleu import tokenize
+    from mtstrata.tokenizers import tokenize
 
     refs = (DATA / "ref.txt").read_text(encoding="utf-8").splitlines()[:80]
     hyps = sorted((DATA / "sys").glob("*.txt"))[0].read_text(encoding="utf-8").splitlines()[:80]

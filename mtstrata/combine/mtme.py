@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from mtstrata import signature as _sig
-from mtstrata.commands._output import atomic_write, tsv
 from mtstrata.errors import InputError
+from mtstrata.output import atomic_write, tsv
 
 LEVELS = ("sys", "domain", "doc", "seg")
 MANIFEST = "mtstrata-metrics.tsv"

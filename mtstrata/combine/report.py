@@ -193,7 +193,7 @@ TSV_COLUMNS = ("lp", "metric", "level", "statistic", "value", "low", "high", "se
 def format_tsv(records: Sequence[Correlation]) -> str:
     """One record a line (:data:`TSV_COLUMNS`); undefined numbers are empty cells; an ``avg``
     row whose pairs differ in signature lists them separated by `` ; ``."""
-    from mtstrata.commands._output import tsv
+    from mtstrata.output import tsv
 
     rows = []
     for r in records:

@@ -13,9 +13,9 @@ versions, mtstrata's version, the number of references and ``ann:``, what produc
 layers: annotator, its conversion/provider version, role labeller). The signature today's code
 would give is predicted from the plan before anything is computed; a column stored under any
 other signature (or none: tables of older versions) is recomputed, never served. The default
-directory is private to the user (``$XDG_CACHE_HOME/mtstrata/tables``, mode 0700). Writes go to
-a temporary file made with ``tempfile`` in the same directory (an unpredictable name, created
-exclusively: a planted file or symlink is never written through) and renamed into place, under
+directory is private to the user (``$XDG_CACHE_HOME/mtstrata/tables``, mode 0700). Writes go
+through :func:`mtstrata.output.atomic_write` (a temporary file with an unpredictable name,
+created exclusively, renamed into place: a planted symlink is never written through), under
 a lock (opened without following a symlink), merging what another run wrote meanwhile:
 concurrent runs lose nothing, a killed or failed write leaves the previous file. A damaged
 table file, or a symlink or other non-regular file in its place, is recomputed (with a
@@ -27,10 +27,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import io
 import json
 import os
 import stat
-import tempfile
 import warnings
 import zipfile
 from collections.abc import Iterator, Sequence
@@ -43,6 +43,7 @@ from mtstrata.combine.data import DevCorpus
 from mtstrata.combine.stats import kendall_grouped, pairwise_accuracy, pearson
 from mtstrata.errors import InputError
 from mtstrata.metrics.base import projection
+from mtstrata.output import atomic_write
 
 
 @dataclass
@@ -255,20 +256,16 @@ def save_table(table: ScoreTable, path: str | os.PathLike[str]) -> None:
     if table.content:
         arrays["content"] = np.array(table.content)
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.stem}.", suffix=".tmp.npz", dir=p.parent)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    if p.is_symlink() or (p.exists() and not p.is_file() and not p.is_dir()):
+        p.unlink()  # a planted entry in the private cache (warned about when read): replaced
     try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **arrays)
-        os.replace(tmp, p)
+        atomic_write(p, buf.getvalue())
     except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
         raise InputError(f"cannot write the score-table cache ({e.strerror}); the previous "
                          "file is unchanged. Free space or pass another --tables directory.",
                          str(p)) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def load_table(path: str | os.PathLike[str]) -> ScoreTable:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mtstrata import lock
-from mtstrata.commands._output import atomic_write
+from mtstrata.output import atomic_write
 
 WORDNET_SRC = Path(os.environ.get("WORDNET_SRC", "/usr/share/wordnet"))
 MAN_PAGE = Path("/usr/share/man/man5/lexnames.5WN.gz")

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from mtstrata import metrics, progress, scoring
-from mtstrata.commands import _output
+from mtstrata import output as _output
 from mtstrata.commands._help import Formatter
 from mtstrata.errors import InputError
 

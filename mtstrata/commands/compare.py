@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from mtstrata import corpus, metrics, progress, scoring
-from mtstrata.commands import _output
+from mtstrata import output as _output
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
 from mtstrata.errors import ConfigError, InputError

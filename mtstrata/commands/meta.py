@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mtstrata import output as _output
 from mtstrata import progress
-from mtstrata.commands import _output
 from mtstrata.commands._help import Formatter
 
 if TYPE_CHECKING:

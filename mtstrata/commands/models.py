@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mtstrata import lock, wordnet
+from mtstrata import environment, lock, wordnet
 from mtstrata.commands._help import Formatter
 
 
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
         install_all(lambda msg: print(f"install: {msg}", file=sys.stderr),
                     debian=not args.no_debian)
-    checks = lock.check_environment()
+    checks = environment.check_environment()
     width = max(len(c.name) for c in checks)
     bad = 0
     optional: dict[str, str] = {}  # extra -> what needs it, for extras not installed

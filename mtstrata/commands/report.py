@@ -6,9 +6,9 @@ import argparse
 import os
 
 from mtstrata import corpus, progress
-from mtstrata.cli import warn
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
+from mtstrata.console import warn
 from mtstrata.errors import InputError
 
 DEFAULT_METRICS = ["bleu", "chrf", "ter"]
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
                         freq_name=freq.path if freq else None)
     path = write_html(data, args.out)
     if args.json:
-        from mtstrata.commands._output import atomic_write, dumps
+        from mtstrata.output import atomic_write, dumps
 
         atomic_write(args.json, dumps(data["analyses"]) + "\n")
     print(f"written {path} ({path.stat().st_size / 2**20:.1f} MB)")

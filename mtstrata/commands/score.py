@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from mtstrata import corpus, metrics, progress, scoring
-from mtstrata.cli import warn
-from mtstrata.commands import _output
+from mtstrata import output as _output
 from mtstrata.commands._help import Formatter
+from mtstrata.console import warn
 from mtstrata.errors import ConfigError, InputError
 from mtstrata.layers import AnnotationOptions
 from mtstrata.metrics.base import Score

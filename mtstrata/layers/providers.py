@@ -49,8 +49,10 @@ CODE: dict[str, tuple[str, str, tuple[str, ...]]] = {
     # frames -> the srl row (the labellers' own code is versioned by their ``version``)
     "srl": ("2", "2ef0bbcdf91ec95735c5e2513b6403f6ddcce03a2e43f68d3665e4da76dfeec8", (
         "mtstrata.layers.base:add_frames", *_ROWS)),
-    # the sentence-embedding model's pooling, batching and stored form
-    "emb": ("3", "17d4ecc5cb3e02dce44eead1547d68c2b513c8978197f4ddab0002b274b6edae", (
+    # the sentence-embedding model's pooling, batching and stored form (digest re-recorded at
+    # version 3 when `tokenize` took sacreBLEU's tokenizer from mtstrata.tokenizers instead of
+    # metrics.lexical.bleu: the same function moved, no conversion changed)
+    "emb": ("3", "24f8090ebf04b294e826329657f04b6f4fc8bcf41d8b260477df11e36b4e3b62", (
         "mtstrata.layers.embedding:Encoder", "mtstrata.layers.embedding:tokenize",
         "mtstrata.layers.embedding:one_thread", "mtstrata.layers.embedding:EmbeddingProvider",
         "mtstrata.layers.embedding:width", "mtstrata.layers.embedding:batches",

@@ -87,7 +87,7 @@ def render(data: Mapping[str, Any]) -> str:
 
 def check_writable(path: str | os.PathLike[str]) -> Path:
     """Refuse, before any work, an output path that cannot be written."""
-    from mtstrata.commands._output import check_output_path  # symlink/FIFO/device: refused
+    from mtstrata.output import check_output_path  # symlink/FIFO/device: refused
 
     p = Path(path) if Path(path).is_dir() else check_output_path(path)
     parent = p.parent if str(p.parent) else Path(".")
@@ -106,7 +106,7 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
 
 def write_html(data: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
     """Write the page (to a temporary file renamed into place)."""
-    from mtstrata.commands._output import atomic_write
+    from mtstrata.output import atomic_write
 
     p = check_writable(path)
     page = render(data)

@@ -29,7 +29,7 @@ one, which makes the metric decomposable enough for Chiang et al.'s scenarios (Â
 
 Reusable helpers: :func:`ngram_counts` (the tokenised n-gram multiset of a string and its
 length) and :func:`token_ngrams` (the same from a token list) are what tBLEU and the stream
-BLEUs build on; :func:`tokenize` is sacreBLEU's tokenisation, shared by NIST, WER, ...
+BLEUs build on; tokenisation is :func:`mtstrata.tokenizers.tokenize` (sacreBLEU's).
 """
 
 from __future__ import annotations
@@ -39,44 +39,17 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import ClassVar, Literal
 
 import numpy as np
 from sacrebleu.metrics.bleu import BLEU as _SacreBLEU
-from sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS
-from sacrebleu.utils import SACREBLEU_DIR
 
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
-
-
-@lru_cache(maxsize=64)
-def _preprocessor(tok: str, lc: bool) -> _SacreBLEU:
-    if tok in SPM_MODELS:
-        # sacreBLEU would download the SentencePiece model from the web on first use; mtstrata
-        # never touches the network at run time, so the file must already be in place.
-        path = Path(SACREBLEU_DIR) / "models" / Path(SPM_MODELS[tok]["url"]).name
-        if not path.exists():
-            raise ConfigError(
-                f"tokenizer {tok!r} needs the SentencePiece model {path}, which is not on this "
-                f"machine, and mtstrata never downloads at run time. Put the file there (from "
-                f"{SPM_MODELS[tok]['url']}, plus `pip install sentencepiece`) or use tok=13a.")
-    try:
-        return _SacreBLEU(tokenize=tok, lowercase=lc)
-    except (KeyError, ValueError, RuntimeError, ImportError) as e:
-        hint = " ".join(str(e).split())
-        raise ConfigError(f"sacreBLEU tokenizer {tok!r} is not available ({hint}). Use one of "
-                          f"{', '.join(_SacreBLEU.TOKENIZERS)} (13a is the default).") from None
-
-
-def tokenize(text: str, tok: str = "13a", lc: bool = False) -> str:
-    """``text`` lowercased (if ``lc``) and tokenised by sacreBLEU's tokenizer ``tok``."""
-    return _preprocessor(tok, lc)._preprocess_segment(text)
+from mtstrata.tokenizers import preprocessor, tokenize
 
 
 def token_ngrams(tokens: Sequence[str], max_order: int = 4) -> Counter:
@@ -165,7 +138,7 @@ class BLEU(MetricBase):
         if self.smooth_value is None:  # the value sacreBLEU would use: named in the signature
             default = _SacreBLEU.SMOOTH_DEFAULTS[self.smooth]
             object.__setattr__(self, "smooth_value", None if default is None else float(default))
-        _preprocessor(self.tok, self.lc)
+        preprocessor(self.tok, self.lc)
 
     def display_name(self) -> str:
         return "BLEU"

@@ -44,9 +44,9 @@ import numpy as np
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.lexical.bleu import tokenize
 from mtstrata.metrics.prepared import prepared
 from mtstrata.segment import Segment
+from mtstrata.tokenizers import tokenize
 
 _NEG = -np.inf
 _BLOCK = 128  # segments advanced together; larger blocks pad more, smaller ones cost more calls

@@ -37,8 +37,8 @@ import numpy as np
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.lexical.bleu import tokenize
 from mtstrata.segment import Segment
+from mtstrata.tokenizers import tokenize
 
 
 def greedy_runs(hyp: Sequence[str], ref: Sequence[str]) -> list[int]:

@@ -40,8 +40,8 @@ import numpy as np
 from mtstrata.errors import ConfigError, ModelError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.lexical.bleu import tokenize
 from mtstrata.segment import Segment
+from mtstrata.tokenizers import tokenize
 
 
 class _NoSynonyms:

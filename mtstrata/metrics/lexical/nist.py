@@ -45,13 +45,13 @@ import numpy as np
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.lexical.bleu import _preprocessor, tokenize
 from mtstrata.metrics.linguistic.columns import Columns
 from mtstrata.metrics.linguistic.counts import hyp_side, reference_sides, side_hits
 from mtstrata.metrics.linguistic.elements import Extractor, Occurrences, Vocab
 from mtstrata.metrics.linguistic.ngrams import information, nist_rows, stream_ngrams
 from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
+from mtstrata.tokenizers import preprocessor, tokenize
 
 #: numerators this close (relative) to the best are compared as nltk computes them
 TIE_TOLERANCE = 1e-9
@@ -135,7 +135,7 @@ class NIST(MetricBase):
         if not 1 <= self.max_order <= 9:
             raise ConfigError(f"nist: max_order must be between 1 and 9, not {self.max_order} "
                               "(NIST is defined with n = 5; e.g. nist:max_order=5).")
-        _preprocessor(self.tok, self.lc)  # an unknown tokenizer fails now, not mid-run
+        preprocessor(self.tok, self.lc)  # an unknown tokenizer fails now, not mid-run
 
     def display_name(self) -> str:
         return "NIST"

@@ -39,9 +39,10 @@ from sacrebleu.metrics.bleu import BLEU as _SacreBLEU
 
 from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
-from mtstrata.metrics.lexical.bleu import BLEU, _bp, tokenize
+from mtstrata.metrics.lexical.bleu import BLEU, _bp
 from mtstrata.metrics.lexical.wer import levenshtein
 from mtstrata.segment import Segment
+from mtstrata.tokenizers import tokenize
 
 
 def affix_distance(w_r: str, w_t: str) -> float:

@@ -27,8 +27,8 @@ import numpy as np
 
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
-from mtstrata.metrics.lexical.bleu import _preprocessor, tokenize
 from mtstrata.segment import Segment
+from mtstrata.tokenizers import preprocessor, tokenize
 
 
 def levenshtein(a: Sequence[str], b: Sequence[str]) -> int:
@@ -91,7 +91,7 @@ class _ErrorRate(MetricBase):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _preprocessor(self.tok, self.lc)  # an unknown tokenizer fails now, not mid-run
+        preprocessor(self.tok, self.lc)  # an unknown tokenizer fails now, not mid-run
 
     def display_name(self) -> str:
         return self.display
