@@ -1,7 +1,8 @@
 """Command line: argument parsing and calls into the library, nothing else.
 
-Subcommands live one per module in :mod:`mtstrata.commands`; each module defines
-``register(subparsers)`` and sets ``func`` on its parser, so adding a command is one file.
+Subcommands live one per module in :mod:`mtstrata.commands` (registered in its ``COMMANDS``
+registry, which other distributions extend through entry points); a run builds the parser of
+its own subcommand only, so it imports what that command needs and nothing else.
 A :class:`~mtstrata.errors.MtstrataError` is printed as one paragraph without a traceback and
 exits with code 2 (``--debug`` re-raises it).
 """
@@ -9,10 +10,8 @@ exits with code 2 (``--debug`` re-raises it).
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
-import pkgutil
 import signal
 import sys
 import threading
@@ -24,7 +23,11 @@ from mtstrata.console import warn
 from mtstrata.errors import MtstrataError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every subcommand, or only ``command`` (a run imports the
+    modules of the command it runs, not those of the others)."""
+    from mtstrata.commands import COMMANDS
+
     parser = argparse.ArgumentParser(
         prog="mtstrata",
         description="Evaluate machine translation with lexical, syntactic and semantic metrics.",
@@ -32,12 +35,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mtstrata {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    import mtstrata.commands as commands
-
-    for mod in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if not mod.name.startswith("_"):
-            importlib.import_module(f"mtstrata.commands.{mod.name}").register(sub)
+    if command is not None:
+        COMMANDS.lookup(command)[0].factory(sub)
+    else:
+        for entry in sorted(COMMANDS.entries(), key=lambda e: e.name):
+            entry.factory(sub)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names, if it names a registered one before any other word
+    (else None: the whole parser then prints the help or argparse's error)."""
+    from mtstrata.commands import COMMANDS
+    from mtstrata.errors import UnknownNameError
+
+    for word in argv:
+        if word == "--debug":
+            continue
+        if word.startswith("-"):  # --help, --version, a typo: the whole parser answers
+            return None
+        try:
+            name = COMMANDS.lookup(word)[0].name
+        except UnknownNameError:
+            return None
+        return name if name == word else None
+    return None
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
@@ -65,7 +87,8 @@ def _log_to_stderr() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

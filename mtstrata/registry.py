@@ -21,6 +21,7 @@ import types
 import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from mtstrata.errors import ConfigError, UnknownNameError
@@ -154,13 +155,17 @@ def build(factory: Callable[..., T], params: dict[str, str], spec: str, **fixed:
 class Registry(Generic[T]):
     """Named factories of one kind (metrics, annotators, objectives...)."""
 
-    def __init__(self, kind: str, list_command: str = "", plugin_package: str | None = None):
+    def __init__(self, kind: str, list_command: str = "", plugin_package: str | None = None,
+                 entry_points: str | None = None):
         self.kind = kind
         self.list_command = list_command
         self.plugin_package = plugin_package
+        #: the entry-point group through which other distributions add entries
+        self.entry_points = entry_points
         self._exact: dict[str, Entry[T]] = {}
         self._families: list[Entry[T]] = []
         self._loaded = plugin_package is None
+        self._plugins_loaded = entry_points is None
 
     # ----------------------------------------------------------------- registration
     def register(self, name: str, description: str = "", layers: tuple[str, ...] = ()
@@ -196,14 +201,52 @@ class Registry(Generic[T]):
 
     # ----------------------------------------------------------------- lookup
     def _load(self) -> None:
-        if self._loaded:
+        """Import every module of the package (each registers its entries) and the plugins."""
+        if not self._loaded:
+            self._loaded = True
+            pkg = importlib.import_module(self.plugin_package)  # type: ignore[arg-type]
+            for mod in pkgutil.walk_packages(pkg.__path__, prefix=f"{self.plugin_package}."):
+                if not mod.name.rpartition(".")[2].startswith("_"):
+                    importlib.import_module(mod.name)
+        self._load_plugins()
+
+    def _load_plugins(self) -> None:
+        """Load the entry points of :attr:`entry_points` (installed distributions' additions).
+
+        An entry point names a module, which registers its entries on import, or an object
+        (a factory), registered here under the entry point's name."""
+        if self._plugins_loaded:
             return
-        self._loaded = True
-        pkg = importlib.import_module(self.plugin_package)  # type: ignore[arg-type]
-        # every module of the package and of its subpackages registers its entries on import
-        for mod in pkgutil.walk_packages(pkg.__path__, prefix=f"{self.plugin_package}."):
-            if not mod.name.rpartition(".")[2].startswith("_"):
-                importlib.import_module(mod.name)
+        self._plugins_loaded = True
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=self.entry_points):  # type: ignore[arg-type]
+            try:
+                obj = ep.load()
+            except Exception as e:  # a broken plugin is named, not a traceback
+                dist = getattr(ep.dist, "name", "?")
+                raise ConfigError(
+                    f"the {self.kind} plugin {ep.name} = {ep.value} (entry point group "
+                    f"{self.entry_points}, distribution {dist}) cannot be loaded: "
+                    f"{type(e).__name__}: {e}. Fix or uninstall that distribution.") from None
+            if not isinstance(obj, types.ModuleType) and ep.name.lower() not in self._exact:
+                doc = (getattr(obj, "__doc__", None) or "").strip().split("\n\n")[0]
+                self.add(ep.name, obj, " ".join(doc.split()) + f" ({getattr(ep.dist, 'name', '')})")
+
+    def _find(self, name: str) -> Entry[T] | None:
+        """The exact entry ``name``, importing only the package's modules that may register it
+        (see :func:`candidate_modules`) before falling back to all of them and the plugins.
+        Exact names are unique, so the entry found is the one a full load would find."""
+        key = name.lower()
+        if key not in self._exact and not self._loaded:
+            pkg = importlib.import_module(self.plugin_package)  # type: ignore[arg-type]
+            for mod in candidate_modules(self.plugin_package, pkg.__path__, key):  # type: ignore[arg-type]
+                importlib.import_module(mod)
+                if key in self._exact:
+                    break
+        if key not in self._exact:
+            self._load()
+        return self._exact.get(key)
 
     def entries(self) -> list[Entry[T]]:
         self._load()
@@ -224,8 +267,7 @@ class Registry(Generic[T]):
 
     def lookup(self, name: str) -> tuple[Entry[T], tuple[str, ...]]:
         """The entry for ``name`` and, for a family, the matched groups."""
-        self._load()
-        e = self._exact.get(name.lower())
+        e = self._find(name)
         if e is not None:
             return e, ()
         for fam in self._families:
@@ -248,6 +290,27 @@ class Registry(Generic[T]):
             factory = entry.factory
             return factory(*groups, **_typed(factory, params, spec))
         return build(entry.factory, params, spec)
+
+
+def candidate_modules(package: str, paths: list[str], key: str) -> list[str]:
+    """Modules of ``package`` (public names, subpackages included) that may register ``key``,
+    found without importing anything: the module named ``key``, then those whose source holds
+    ``"key"`` as a string (case aside). A run that names one metric imports its module only."""
+    named, mentioned = [], []
+    needle = f'"{key}"'
+    stack = [(package, Path(p)) for p in paths]
+    while stack:
+        prefix, directory = stack.pop(0)
+        for entry in sorted(directory.iterdir()):
+            if entry.is_dir() and (entry / "__init__.py").is_file():
+                stack.append((f"{prefix}.{entry.name}", entry))
+            elif entry.suffix == ".py" and not entry.name.startswith("_"):
+                mod = f"{prefix}.{entry.stem}"
+                if entry.stem.lower() == key:
+                    named.append(mod)
+                elif needle in entry.read_text(encoding="utf-8").lower():
+                    mentioned.append(mod)
+    return named + mentioned
 
 
 def group_patterns(pattern: str) -> list[str]:

@@ -10,6 +10,10 @@ from hypothesis import settings
 
 from mtstrata.segment import Segment
 
+#: a third-party package's sources (tests/test_plugins.py installs them): never imported here,
+#: or its metric would join the registry of every test
+collect_ignore = ["plugin_example"]
+
 # CI runs the property tests on a fixed (derandomised) set of examples so that a submission's
 # result does not depend on luck; HYPOTHESIS_PROFILE=explore draws fresh random examples (use it
 # when changing a metric or the labeller: it is how bugs are found).

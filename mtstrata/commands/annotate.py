@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from mtstrata import corpus, metrics, progress
+from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.score import add_annotation_options, annotation_options
 from mtstrata.errors import UnknownNameError
@@ -15,6 +16,7 @@ from mtstrata.segment import Layer
 DEFAULT_LAYERS = ("tokens", "lemma", "pos", "dep", "ner", "chunks")
 
 
+@COMMANDS.register("annotate")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "annotate", formatter_class=Formatter, help="annotate files into the annotation cache",

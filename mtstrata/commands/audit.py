@@ -9,12 +9,14 @@ import numpy as np
 
 from mtstrata import metrics, progress, scoring
 from mtstrata import output as _output
+from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.errors import InputError
 
 EMPTY = "\0empty"  # a system name no file stem can take
 
 
+@COMMANDS.register("audit")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "audit", formatter_class=Formatter,

@@ -11,6 +11,7 @@ import numpy as np
 
 from mtstrata import corpus, metrics, progress, scoring
 from mtstrata import output as _output
+from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
 from mtstrata.errors import ConfigError, InputError
@@ -24,6 +25,7 @@ COLUMNS = ["metric", "system", "baseline", "score", "baseline_score", "delta", "
            "sign_losses", "sign_p_two_sided", "bs_resamples", "ar_trials", "seed", "signature"]
 
 
+@COMMANDS.register("compare")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compare", help="significance tests of systems against a baseline",

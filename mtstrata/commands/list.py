@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from mtstrata import metrics
+from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 
 INF = math.inf
@@ -41,6 +42,7 @@ def format_range(lo: float, hi: float) -> str:
             + (")" if hi == INF else "]"))
 
 
+@COMMANDS.register("list")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "list", formatter_class=Formatter, help="list metrics or annotators",
@@ -60,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
                 schemes = getattr(e.factory, "schemes", None)
                 extra = (" schemes " + ",".join(f"{k}={v}" for k, v in sorted(
                     (str(k), v) for k, v in schemes.items()))) if schemes else ""
-                print(f"  {e.name:8s} [{','.join(e.layers)}]{extra}  {e.description}")
+                layers = e.layers or tuple(sorted(str(x) for x in getattr(e.factory, "needs", ())))
+                print(f"  {e.name:8s} [{','.join(layers)}]{extra}  {e.description}")
         return 0
     entries = sorted(metrics.REGISTRY.entries(), key=lambda e: e.name.lower())
     width = max((len(e.name) for e in entries), default=10)

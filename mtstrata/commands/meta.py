@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from mtstrata import output as _output
 from mtstrata import progress
+from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 
 if TYPE_CHECKING:
@@ -147,6 +148,7 @@ def load_tables(args: argparse.Namespace, specs: list[str]) -> list:  # type: ig
     return tables
 
 
+@COMMANDS.register("meta")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "meta", formatter_class=Formatter, help="correlate metrics with human judgments",

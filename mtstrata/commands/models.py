@@ -6,9 +6,11 @@ import argparse
 import sys
 
 from mtstrata import environment, lock, wordnet
+from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 
 
+@COMMANDS.register("models")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "models", formatter_class=Formatter,

@@ -6,6 +6,7 @@ import argparse
 import os
 
 from mtstrata import corpus, progress
+from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
 from mtstrata.console import warn
@@ -14,6 +15,7 @@ from mtstrata.errors import InputError
 DEFAULT_METRICS = ["bleu", "chrf", "ter"]
 
 
+@COMMANDS.register("report")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report", formatter_class=Formatter,

@@ -12,6 +12,7 @@ import numpy as np
 
 from mtstrata import corpus, metrics, progress, scoring
 from mtstrata import output as _output
+from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.console import warn
 from mtstrata.errors import ConfigError, InputError
@@ -21,6 +22,7 @@ from mtstrata.metrics.base import Score
 DEFAULT_METRICS = ["bleu"]
 
 
+@COMMANDS.register("score")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "score", formatter_class=Formatter,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mtstrata import progress
 from mtstrata._version import __version__
+from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.meta import (
     add_data_options,
@@ -20,6 +21,7 @@ from mtstrata.commands.meta import (
 )
 
 
+@COMMANDS.register("search")
 def register(sub: argparse._SubParsersAction) -> None:
     from mtstrata.combine.table import OBJECTIVES
 

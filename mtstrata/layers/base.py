@@ -82,10 +82,14 @@ class Labeller(Protocol):
         ...
 
 
+#: annotators and role labellers: this package's modules register theirs on import, other
+#: distributions through the entry-point groups ``mtstrata.annotators``/``mtstrata.labellers``
 ANNOTATORS: Registry[Any] = Registry("annotator", list_command="mtstrata list annotators",
-                                     plugin_package="mtstrata.layers")
+                                     plugin_package="mtstrata.layers",
+                                     entry_points="mtstrata.annotators")
 LABELLERS: Registry[Any] = Registry("role labeller", list_command="mtstrata list annotators",
-                                    plugin_package="mtstrata.layers")
+                                    plugin_package="mtstrata.layers",
+                                    entry_points="mtstrata.labellers")
 
 #: The layers the rule labeller reads (kept for callers that build segments for it by hand).
 SRL_NEEDS = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP})
@@ -164,9 +168,11 @@ class Plan:
         if layer is Layer.SRL:
             if self.labeller is None:
                 raise MissingLayerError("this plan has no role labeller.")
-            return Provider(layer, self._requires(layer),
-                            f"srl-{self.labeller.version}.conv{version('srl')}",
-                            self.labeller.name)
+            # the version names the labeller ("rules-3"); a plugin's that does not is prefixed
+            # with its name, so two labellers never share a signature (nor cached roles)
+            lab, v = self.labeller.name, str(self.labeller.version)
+            v = v if v.startswith(f"{lab}-") else f"{lab}-{v}"
+            return Provider(layer, self._requires(layer), f"srl-{v}.conv{version('srl')}", lab)
         if self.annotator is None or layer not in self.annotator.provides:
             raise MissingLayerError(f"this plan does not produce the {layer} layer.")
         one = getattr(self.annotator, "layer_signature", None)

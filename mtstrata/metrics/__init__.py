@@ -1,4 +1,5 @@
-"""Metrics. Each module of this package registers its metrics in :data:`REGISTRY` on import.
+"""Metrics. Each module of this package registers its metrics in :data:`REGISTRY` on import;
+other distributions add theirs through the entry-point group ``mtstrata.metrics``.
 
 Use :func:`create` to build a metric from a spec such as ``"bleu:smooth=exp"`` or
 ``"SP-Op(*)"`` and :func:`from_signature` to rebuild one from its signature (mtstrata's, or
@@ -17,8 +18,8 @@ from mtstrata.metrics.base import Metric, MetricBase, Score
 from mtstrata.registry import Registry
 
 REGISTRY: Registry[Metric] = Registry(
-    "metric", list_command="mtstrata list metrics", plugin_package="mtstrata.metrics"
-)
+    "metric", list_command="mtstrata list metrics", plugin_package="mtstrata.metrics",
+    entry_points="mtstrata.metrics")
 #: metrics whose numbers sacreBLEU computes: their signatures may be sacreBLEU's own
 SACREBLEU_METRICS = frozenset({"bleu", "chrf", "chrf++", "ter"})
 

@@ -1,0 +1,1 @@
+"""An example mtstrata plugin (see pyproject.toml's entry points)."""
