@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -31,6 +32,7 @@ from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.lexical import chars
 from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
+from mtstrata.tokenizers import check_sacrebleu
 
 #: bounds of chrF's parameters: the work per segment grows with the orders, and beta ** 2 must
 #: stay a float (beta = 2 ** 600 ended in an OverflowError)
@@ -38,6 +40,14 @@ MAX_CHAR_ORDER = 20
 MAX_WORD_ORDER = 9
 MAX_BETA = 10**6
 
+
+@lru_cache(maxsize=64)
+def _configured(metric: Any) -> Any:
+    """The sacreBLEU object configured as ``metric`` (equal metrics share one; it holds no
+    per-run state), after checking that sacreBLEU is the pinned version (its functions used
+    here are not public API)."""
+    check_sacrebleu()
+    return metric._impl()
 
 class _Sacre(MetricBase):
     """Shared plumbing; subclasses define ``_impl()`` (a configured sacreBLEU metric)."""
@@ -53,11 +63,7 @@ class _Sacre(MetricBase):
         raise NotImplementedError
 
     def _metric(self) -> Any:
-        impl = self.__dict__.get("_sacre")
-        if impl is None:
-            impl = self._impl()
-            object.__setattr__(self, "_sacre", impl)  # a cache, not a parameter
-        return impl
+        return _configured(self)
 
     def _ref_info(self, refs: Sequence[Segment]) -> Any:
         if not refs:
