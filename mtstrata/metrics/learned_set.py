@@ -79,7 +79,7 @@ class LearnedSet:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the set as JSON (temporary file renamed into place)."""
         p = Path(path)
-        from mtstrata.commands._output import atomic_write
+        from mtstrata.output import atomic_write
 
         atomic_write(p, json.dumps(self.to_dict(), indent=1, allow_nan=False))
 

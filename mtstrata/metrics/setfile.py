@@ -197,7 +197,7 @@ class MetricSet:
         if self.norm != "minmax":  # the default is not written: older files stay as they are
             data["norm"] = self.norm
         data.update(provenance=dict(self.provenance), trace=[_strict(t) for t in self.trace])
-        from mtstrata.commands._output import atomic_write
+        from mtstrata.output import atomic_write
 
         atomic_write(p, json.dumps(data, indent=1, allow_nan=False))
 
