@@ -27,7 +27,7 @@ Score tables are cached per pair in ``--tables`` (``mtstrata.combine.table.cache
 column is served only under the signature today's code gives it), so a rerun takes minutes;
 embedding columns are computed only with ``--emb`` (slow: the emb layer). Writes ``--json``
 (every figure) and prints the tables; ``--results FILE`` rewrites the generated section
-``cross-year`` of RESULTS.md (:mod:`results_doc`).
+``cross-year`` of RESULTS.md (:mod:`results_doc`; the text: :mod:`cross_year_report`).
 
 Usage::
 
@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cross_year_report import section
 
 from mtstrata.combine.search import hill_climb
 from mtstrata.combine.stats import kendall, kendall_grouped, pairwise_accuracy, pearson
@@ -87,6 +88,39 @@ def pair_dirs(data: Path, year: str) -> list[Path]:
         raise InputError(f"missing pairs {missing}; pass --data with {YEARS[year]}/ "
                          "(see shared/data/*/SOURCE.md).", str(root))
     return dirs
+
+
+def judged_subset(dirs: Sequence[Path], scratch: Path) -> list[Path]:
+    """Copies of the pairs restricted to their judged segments (the distinct segment indices
+    of ``seg_scores.tsv``, in order; every scored system; segment indices renumbered), under
+    ``scratch/<dataset>_judged/``: the embedding layer over every segment of every WMT17
+    system does not fit a 2-core machine's afternoon, over the judged ones (~500 a pair) it
+    does. System scores are then computed over those segments only (for every metric alike).
+    ``scratch`` must lie outside the repository (data is never committed)."""
+    from mtstrata.combine.data import read_dev_corpus
+
+    out = []
+    for d in dirs:
+        c = read_dev_corpus(d)
+        idx = sorted({i for _, i, _ in c.seg_rows})
+        pos = {i: k for k, i in enumerate(idx)}
+        dst = scratch / f"{d.parent.name}_judged" / d.name
+        (dst / "sys").mkdir(parents=True, exist_ok=True)
+
+        def lines(xs: Sequence[str]) -> str:
+            return "".join(f"{x}\n" for x in xs)
+        for j, ref in enumerate(c.refs):
+            (dst / ("ref.txt" if j == 0 else f"ref.{j}.txt")).write_text(
+                lines([ref[i] for i in idx]), encoding="utf-8")
+        for name, hyp in c.systems.items():
+            (dst / "sys" / f"{name}.txt").write_text(lines([hyp[i] for i in idx]),
+                                                      encoding="utf-8")
+        (dst / "sys_scores.tsv").write_text("system\thuman_score\n" + "".join(
+            f"{n}\t{h!r}\n" for n, h in c.sys_human.items()), encoding="utf-8")
+        (dst / "seg_scores.tsv").write_text("system\tsegment_index\thuman_score\n" + "".join(
+            f"{n}\t{pos[i]}\t{h!r}\n" for n, i, h in c.seg_rows), encoding="utf-8")
+        out.append(dst)
+    return out
 
 
 def load_tables(dirs: Sequence[Path], specs: Sequence[str], tables: Path,
@@ -178,14 +212,16 @@ def procedures(candidates: Sequence[str], objectives: Sequence[str], fits: Seque
     return procs
 
 
-def learned(candidates: Sequence[str]) -> Procedure:
+def learned(candidates: Sequence[str], sys_alpha: float | None = None) -> Procedure:
     """Ridge with non-negative weights (:mod:`mtstrata.combine.learned`), penalty chosen
-    leave-one-pair-out inside the fit tables; the segment model only where at least two fit
+    leave-one-pair-out inside the fit tables (or ``sys_alpha`` at system level, chosen by the
+    held-out year: :func:`alpha_by_year`); the segment model only where at least two fit
     pairs have segment judgments (else its segment scores are undefined)."""
     from mtstrata.combine.learned import LearnedSet, fit_level
 
     def fit(tables: Sequence[ScoreTable]) -> Fitted:
-        sys_level, sys_info = fit_level(tables, candidates, "sys")
+        sys_level, sys_info = fit_level(tables, candidates, "sys", **(
+            {"alphas": (sys_alpha,)} if sys_alpha is not None else {}))
         judged = [t for t in tables if len(t.seg_human)]
         seg_level, seg_info = (fit_level(judged, candidates, "seg") if len(judged) >= 2
                                else (None, None))
@@ -200,6 +236,33 @@ def learned(candidates: Sequence[str]) -> Procedure:
                   if seg_level is not None else None)
         return f, members, fitted
     return fit
+
+
+#: the ridge penalties tried when the held-out year chooses it (wider than leave-one-pair-out's
+#: grid, whose smallest value was chosen at system level)
+YEAR_ALPHAS = (1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0)
+
+
+def alpha_by_year(candidates: Sequence[str], years: Mapping[str, list[ScoreTable]],
+                  alphas: Sequence[float] = YEAR_ALPHAS) -> dict[str, Any]:
+    """The system-level ridge penalty chosen by the held-out year: for each penalty, the
+    model fitted on one year and measured on the other (both directions, system Pearson
+    averaged over the pairs); the chosen one has the best mean of the two directions."""
+    from mtstrata.combine.learned import fit_level
+
+    curve = {}
+    for a in alphas:
+        r = {}
+        for x, y in (("wmt17", "wmt19"), ("wmt19", "wmt17")):
+            level, _ = fit_level(years[x], candidates, "sys", alphas=(a,))
+            r[f"{x}->{y}"] = float(np.mean([pearson(level.apply(t.sys_scores), t.sys_human)
+                                            for t in years[y]]))
+        r["mean"] = float(np.mean(list(r.values())))
+        curve[repr(a)] = r
+        log(f"ridge alpha {a:g}: " + "; ".join(f"{k} {v:.4f}" for k, v in r.items()))
+    best = max(alphas, key=lambda a: (curve[repr(a)]["mean"], a))
+    return {"alphas": curve, "chosen": best,
+            "at_grid_edge": best in (min(alphas), max(alphas))}
 
 
 def across_years(procs: Mapping[str, Callable], years: Mapping[str, list[ScoreTable]]
@@ -234,76 +297,6 @@ def by_pair(procs: Mapping[str, Callable], years: Mapping[str, list[ScoreTable]]
     return out
 
 
-def choose(result: Mapping[str, Any], usable: Callable[[str], bool]) -> str:
-    """The procedure to bundle, by held-out figures only: the highest system Pearson averaged
-    over both directions, among the usable procedures whose held-out-pair segment figures
-    (flat Kendall and Pearson) are not below chrF's."""
-    ay, bp = result["across_years"], result["by_pair"]
-
-    def sys_r(name: str) -> float:
-        return float(np.mean([ay[name][d]["avg"]["pearson"] for d in ay[name]]))
-
-    base = bp["chrF"]["avg"]
-    ok = [n for n in ay if usable(n) and all(
-        bp[n]["avg"][k] >= base[k] for k in ("seg_kendall_flat", "seg_pearson"))]
-    if not ok:
-        raise SystemExit("no usable procedure is at least chrF's level at segment level held "
-                         "out: nothing to bundle")
-    return max(ok, key=lambda n: (sys_r(n), n))
-
-
-def _f(v: object) -> str:
-    return "n/a" if not isinstance(v, float) or np.isnan(v) else f"{v:.3f}"
-
-
-def section(result: Mapping[str, object]) -> list[str]:
-    """The ``cross-year`` section of RESULTS.md from :func:`main`'s result."""
-    ay, bp = result["across_years"], result["by_pair"]
-    assert isinstance(ay, dict) and isinstance(bp, dict)
-    base = ay["chrF"]
-    lines = [
-        "", "### Across years: fitted on one year, measured on the other (issue 29)", "",
-        "`scripts/cross_year.py` (score tables cached per pair). Into-English DA only: WMT17 "
-        "(7 pairs, lowercased and tokenised text; system and segment judgments) and WMT19 (7 "
-        "pairs, cased and detokenised; system judgments only); no judgment of WMT21 or later "
-        f"was read. Candidates: {len(result['candidates'])} "  # type: ignore[arg-type]
-        "(the text variants of `LEXICAL_CANDIDATES`" + (
-            ", EMB-cos, EMB-F" if "EMB-cos" in result["candidates"] else "")  # type: ignore[operator]
-        + "; TER left out for time). System level: the procedure is run on all pairs of one "
-        "year (selection scored leave-one-pair-out inside it) and measured on every pair of "
-        "the other, averaged over its 7 pairs. Segment level: each WMT17 pair measured with "
-        "the procedure run on the other six WMT17 pairs and all of WMT19 (item-wise Kendall "
-        "over the judged rows grouped by segment: WMT17 judged one translation of most "
-        "segments, so few groups have two rows; flat Kendall and Pearson beside it). "
-        "Differences are to chrF in the same column.", "",
-        "| procedure | 17->19 sys r | acc | 19->17 sys r | acc | mean sys r vs chrF | "
-        "held-out pairs: seg Kendall item / flat / r |",
-        "|---|---|---|---|---|---|---|"]
-    for name, r in ay.items():
-        a, b = r["wmt17->wmt19"]["avg"], r["wmt19->wmt17"]["avg"]
-        ba, bb = base["wmt17->wmt19"]["avg"], base["wmt19->wmt17"]["avg"]
-        d = (a["pearson"] + b["pearson"] - ba["pearson"] - bb["pearson"]) / 2
-        s = bp[name]["avg"]
-        lines.append(
-            f"| {name} | {_f(a['pearson'])} | {_f(a['accuracy'])} | {_f(b['pearson'])} | "
-            f"{_f(b['accuracy'])} | {d:+.3f} | {_f(s.get('seg_kendall_item'))} / "
-            f"{_f(s.get('seg_kendall_flat'))} / {_f(s.get('seg_pearson'))} |")
-    lines += ["", "Members chosen (17->19 / 19->17):", ""]
-    for name, r in ay.items():
-        if name != "chrF":
-            lines.append(f"* {name}: {', '.join(r['wmt17->wmt19']['members'])} / "
-                         f"{', '.join(r['wmt19->wmt17']['members'])}")
-    for direction in ("wmt17->wmt19", "wmt19->wmt17"):
-        pairs = list(base[direction]["pairs"])
-        lines += ["", f"System Pearson per pair, {direction.replace('->', ' -> ')}:", "",
-                  "| procedure | " + " | ".join(pairs) + " |",
-                  "|---|" + "---|" * len(pairs)]
-        for name, r in ay.items():
-            lines.append(f"| {name} | " + " | ".join(
-                _f(r[direction]["pairs"][lp]["pearson"]) for lp in pairs) + " |")
-    return [*lines, ""]
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", type=Path,
@@ -314,14 +307,20 @@ def main() -> int:
     p.add_argument("--objectives", nargs="+", default=["sys_pearson", "accuracy"])
     p.add_argument("--fits", nargs="+", default=["minmax", "pairsd", "z"])
     p.add_argument("--score-only", action="store_true", help="fill the table cache and stop")
+    p.add_argument("--wmt17-judged", type=Path, metavar="SCRATCH",
+                   help="measure WMT17 on its judged segments only (copies written under "
+                   "SCRATCH, outside the repository; see judged_subset)")
     p.add_argument("--json", type=Path, help="write every figure here")
     p.add_argument("--results", type=Path, help="rewrite the cross-year section of this file")
     args = p.parse_args()
     candidates = [*TEXT, *(EMB if args.emb else ())]
     annotation = AnnotationOptions(cache=args.cache, quiet=True)
     try:
-        years = {y: load_tables(pair_dirs(args.data, y), candidates, args.tables, annotation)
-                 for y in YEARS}
+        dirs = {y: pair_dirs(args.data, y) for y in YEARS}
+        if args.wmt17_judged:
+            dirs["wmt17"] = judged_subset(dirs["wmt17"], args.wmt17_judged)
+        years = {y: load_tables(d, candidates, args.tables, annotation)
+                 for y, d in dirs.items()}
     except InputError as e:
         print(e, file=sys.stderr)
         return 2
@@ -329,7 +328,8 @@ def main() -> int:
         return 0
     procs = procedures(candidates, args.objectives, args.fits)
     result = {"candidates": candidates, "across_years": across_years(procs, years),
-              "by_pair": by_pair(procs, years)}
+              "by_pair": by_pair(procs, years),
+              "learned_alpha_by_year": alpha_by_year(candidates, years)}
     if args.json:
         args.json.write_text(json.dumps(result, indent=1, allow_nan=True), encoding="utf-8")
     lines = section(result)

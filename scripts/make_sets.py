@@ -161,6 +161,94 @@ def build(name: str, dirs: list[Path], candidates: tuple[str, ...], args: argpar
     return out
 
 
+def _without_zero_weights(fitted: object) -> object:
+    """A learned set without the members weighted zero at both levels (they add nothing but
+    their computation; a uniform set is returned as it is)."""
+    from mtstrata.combine.learned import LearnedSet, Level
+
+    if not isinstance(fitted, LearnedSet):
+        return fitted
+    keep = [i for i, (a, b) in enumerate(zip(fitted.seg.weights, fitted.sys.weights,
+                                             strict=True)) if a > 0 or b > 0]
+
+    def level(lv: Level) -> Level:
+        return Level(tuple(lv.norms[i] for i in keep), tuple(lv.weights[i] for i in keep),
+                     lv.alpha)
+    return LearnedSet(level(fitted.seg), level(fitted.sys), fitted.provenance)
+
+
+def build_years(args: argparse.Namespace) -> Path:
+    """``ULC-years``: the procedure of ``scripts/cross_year.py`` with the best held-out figures
+    (its ``--json`` output, ``--cross-year``; :func:`cross_year.choose`: system Pearson
+    averaged over WMT17 -> WMT19 and WMT19 -> WMT17, segment figures of the held-out pairs not
+    below chrF's), among those that give a set usable as a metric of one system (not chrF
+    alone, not a single metric, not a set standardised within the run), run again on both
+    years (all 14 pairs). Its provenance holds the held-out figures that chose it, chrF's
+    beside them, and the in-sample figures of the final fit."""
+    import json
+
+    import cross_year as cy
+    from cross_year_report import choose
+
+    from mtstrata.combine.report import metric_arrays
+    from mtstrata.combine.stats import pearson
+    from mtstrata.commands.search import set_signatures
+
+    result = json.loads(Path(args.cross_year).read_text(encoding="utf-8"))
+    name = choose(result, lambda n: n.startswith(("ULC minmax", "ULC pairsd", "learned")))
+    candidates = list(result["candidates"])
+    annotation = AnnotationOptions(cache=args.cache, quiet=True)
+    dirs = {y: cy.pair_dirs(args.years_data, y) for y in cy.YEARS}
+    if args.wmt17_judged:  # as cross_year.py --wmt17-judged (the tables of its figures)
+        dirs["wmt17"] = cy.judged_subset(dirs["wmt17"], args.wmt17_judged)
+    by_year = {y: cy.load_tables(d, candidates, Path(args.tables), annotation)
+               for y, d in dirs.items()}
+    tables = [t for ts in by_year.values() for t in ts]
+    procs = cy.procedures(candidates, ["sys_pearson", "accuracy"], ["minmax", "pairsd"])
+    alpha_year = result.get("learned_alpha_by_year")
+    if name.startswith("learned") and alpha_year:  # the system penalty: by the held-out year
+        procs[name] = cy.learned(candidates, sys_alpha=float(alpha_year["chosen"]))
+    else:
+        procs["learned ridge+ (alpha leave-one-pair-out)"] = cy.learned(candidates)
+    _, _, fitted = procs[name](tables)
+    if not hasattr(fitted, "save"):
+        raise SystemExit(f"{name}: the final fit gave no set (fewer than two judged pairs)")
+    fitted = _without_zero_weights(fitted)
+    in_sample = {f"{y}/{t.lp}": round(pearson(metric_arrays(t, "", fitted)[0], t.sys_human), 4)
+                 for y, ts in by_year.items() for t in ts}
+    held = {"across_years": {d: {"avg": result["across_years"][name][d]["avg"],
+                                 "chrF_avg": result["across_years"]["chrF"][d]["avg"],
+                                 "members": result["across_years"][name][d]["members"]}
+                             for d in ("wmt17->wmt19", "wmt19->wmt17")},
+            "by_pair_wmt17_segment": {"avg": result["by_pair"][name]["avg"],
+                                      "chrF_avg": result["by_pair"]["chrF"]["avg"]}}
+    prov = {
+        "mtstrata": __version__, "name": "ULC-years",
+        "built": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+        "script": "scripts/make_sets.py", "procedures": "scripts/cross_year.py",
+        "data": "WMT17 into-English DA (newstest2017, 7 pairs, system and segment judgments; "
+                "lowercased, tokenised" + ("; system scores over the judged segments only"
+                                           if args.wmt17_judged else "")
+                + ") and WMT19 into-English DA (newstest2019, 7 pairs, system judgments; "
+                "cased, detokenised); no judgment of WMT21 or later",
+        "years": ["WMT17", "WMT19"],
+        "dev": [f"{d.parent.name}/{d.name}" for ds in dirs.values() for d in ds],
+        "procedure": name, "candidates": candidates,
+        **({"system_alpha_by_held_out_year": alpha_year} if name.startswith("learned")
+           and alpha_year else {}),
+        "chosen_by": "held-out figures of scripts/cross_year.py (cross_year.choose)",
+        "held_out": held,
+        "signatures": set_signatures(tables[0], list(fitted.metrics)),
+        "in_sample_sys_pearson": in_sample,
+        "note": "English targets with embedding members (the emb layer's pinned "
+                "all-MiniLM-L6-v2); selected by figures on the year it was not fitted on",
+    }
+    out = SETS_DIR / BUNDLED["ULC-years"]
+    dataclasses.replace(fitted, provenance=prov).save(out)  # type: ignore[type-var]
+    print(f"ULC-years: {name}: members {fitted.metrics}; written {out}", file=sys.stderr)
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", type=Path, default=Path("../shared/data/wmt17_toen_da"))
@@ -173,10 +261,24 @@ def main() -> int:
     p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
     p.add_argument("--tables", default=str(Path.home() / ".cache/mtstrata/tables"),
                    help="score-table cache directory")
+    p.add_argument("--years-data", type=Path, default=None,
+                   help="ULC-years: the folder holding wmt17_toen_da and wmt19_da_sys "
+                   "(default: the parent of --data)")
+    p.add_argument("--cross-year", metavar="JSON",
+                   help="ULC-years: the --json output of scripts/cross_year.py (same tables)")
+    p.add_argument("--wmt17-judged", type=Path, metavar="SCRATCH",
+                   help="ULC-years: WMT17 on its judged segments only, as cross_year.py "
+                   "--wmt17-judged (copies under SCRATCH, outside the repository)")
     p.add_argument("--import-tables", nargs="+", default=[], metavar="DIR",
                    help="other score-table caches whose metrics (same corpus, same signature) "
                    "are copied into --tables first")
     args = p.parse_args()
+    if args.only == "ULC-years":
+        if not args.cross_year:
+            p.error("--only ULC-years needs --cross-year JSON (scripts/cross_year.py --json)")
+        args.years_data = args.years_data or args.data.parent
+        build_years(args)
+        return 0
     pairs = sorted(d for d in args.data.iterdir() if (d / "sys_scores.tsv").is_file())
     if not pairs:
         print(f"no language pairs under {args.data}", file=sys.stderr)
@@ -201,7 +303,7 @@ def main() -> int:
               f"; selected on {len(ling)} of the {len(pairs)} WMT17 into-English pairs, the "
               "ones annotated in the time available (the dev pairs of RESULTS.md are cs, de, fi, "
               "lv)"))
-    if args.only in (None, "ULC-emb"):
+    if args.only in (None, "ULC-emb"):  # ULC-years only with --only (it needs --cross-year)
         emb = [d for d in pairs if d.name in args.emb_pairs]
         build("ULC-emb", emb, (*TEXT_CANDIDATES, *EMB_CANDIDATES), args,
               "text and embedding metrics (English targets: the emb layer's pinned "

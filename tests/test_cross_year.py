@@ -17,6 +17,7 @@ from mtstrata.errors import InputError
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 import cross_year  # noqa: E402
+import cross_year_report  # noqa: E402
 
 
 def _table(lp: str, seed: int, n_sys: int = 4, n_seg: int = 5) -> ScoreTable:
@@ -77,7 +78,7 @@ def test_a_selection_never_sees_the_year_or_pair_it_is_measured_on(years, monkey
 
 
 def test_the_section_carries_the_figures(result):
-    lines = cross_year.section(result)
+    lines = cross_year_report.section(result)
     chrf = result["across_years"]["chrF"]["wmt17->wmt19"]["avg"]["pearson"]
     row = next(ln for ln in lines if ln.startswith("| chrF |"))
     assert row.startswith(f"| chrF | {chrf:.3f} |") and "| +0.000 |" in row
@@ -93,7 +94,7 @@ def test_later_years_are_refused(tmp_path):
 
 
 def test_the_bundled_procedure_is_chosen_by_held_out_figures_only(result):
-    name = cross_year.choose(result, lambda n: True)
+    name = cross_year_report.choose(result, lambda n: True)
     ay, bp = result["across_years"], result["by_pair"]
     base = bp["chrF"]["avg"]
     ok = [n for n in ay if bp[n]["avg"]["seg_kendall_flat"] >= base["seg_kendall_flat"]
@@ -101,4 +102,21 @@ def test_the_bundled_procedure_is_chosen_by_held_out_figures_only(result):
     assert name in ok
     best = max(np.mean([ay[n][d]["avg"]["pearson"] for d in ay[n]]) for n in ok)
     assert np.mean([ay[name][d]["avg"]["pearson"] for d in ay[name]]) == best
-    assert cross_year.choose(result, lambda n: n == "chrF") == "chrF"
+    assert cross_year_report.choose(result, lambda n: n == "chrF") == "chrF"
+
+
+def test_the_judged_subset_keeps_every_judged_row_and_its_segment_scores(tmp_path):
+    from mtstrata.combine.table import cached_table
+    from tests.test_combine_cli import _corpus
+
+    d = _corpus(tmp_path / "data" / "wmt17_toen_da", "xx-en")  # judged: segments 0, 2, 4
+    (sub,) = cross_year.judged_subset([d], tmp_path / "scratch")
+    assert sub == tmp_path / "scratch" / "wmt17_toen_da_judged" / "xx-en"
+    full = cached_table(d, ["chrf"], tmp_path / "t")
+    part = cached_table(sub, ["chrf"], tmp_path / "t")
+    assert part.seg_scores["chrf"].shape[1] == 3
+    assert list(part.seg_idx) == [{0: 0, 2: 1, 4: 2}[i] for i in full.seg_idx]
+    np.testing.assert_array_equal(part.seg_human, full.seg_human)
+    np.testing.assert_allclose(part.judged(part.seg_scores["chrf"]),
+                               full.judged(full.seg_scores["chrf"]))
+    np.testing.assert_array_equal(part.sys_human, full.sys_human)

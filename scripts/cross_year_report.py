@@ -1,0 +1,91 @@
+"""The ``cross-year`` section of RESULTS.md from ``scripts/cross_year.py``'s figures, and
+the choice of the procedure to bundle (by held-out figures only)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["choose", "section"]
+
+
+def choose(result: Mapping[str, Any], usable: Callable[[str], bool]) -> str:
+    """The procedure to bundle, by held-out figures only: the highest system Pearson averaged
+    over both directions, among the usable procedures whose held-out-pair segment figures
+    (flat Kendall and Pearson) are not below chrF's."""
+    ay, bp = result["across_years"], result["by_pair"]
+
+    def sys_r(name: str) -> float:
+        return float(np.mean([ay[name][d]["avg"]["pearson"] for d in ay[name]]))
+
+    base = bp["chrF"]["avg"]
+    ok = [n for n in ay if usable(n) and all(
+        bp[n]["avg"][k] >= base[k] for k in ("seg_kendall_flat", "seg_pearson"))]
+    if not ok:
+        raise SystemExit("no usable procedure is at least chrF's level at segment level held "
+                         "out: nothing to bundle")
+    return max(ok, key=lambda n: (sys_r(n), n))
+
+
+def _f(v: object) -> str:
+    return "n/a" if not isinstance(v, float) or np.isnan(v) else f"{v:.3f}"
+
+
+def section(result: Mapping[str, object]) -> list[str]:
+    """The ``cross-year`` section of RESULTS.md from :func:`main`'s result."""
+    ay, bp = result["across_years"], result["by_pair"]
+    assert isinstance(ay, dict) and isinstance(bp, dict)
+    base = ay["chrF"]
+    lines = [
+        "", "### Across years: fitted on one year, measured on the other (issue 29)", "",
+        "`scripts/cross_year.py` (score tables cached per pair). Into-English DA only: WMT17 "
+        "(7 pairs, lowercased and tokenised text; system and segment judgments) and WMT19 (7 "
+        "pairs, cased and detokenised; system judgments only); no judgment of WMT21 or later "
+        f"was read. Candidates: {len(result['candidates'])} "  # type: ignore[arg-type]
+        "(the text variants of `LEXICAL_CANDIDATES`" + (
+            ", EMB-cos, EMB-F" if "EMB-cos" in result["candidates"] else "")  # type: ignore[operator]
+        + "; TER left out for time). System level: the procedure is run on all pairs of one "
+        "year (selection scored leave-one-pair-out inside it) and measured on every pair of "
+        "the other, averaged over its 7 pairs. Segment level: each WMT17 pair measured with "
+        "the procedure run on the other six WMT17 pairs and all of WMT19 (item-wise Kendall "
+        "over the judged rows grouped by segment: WMT17 judged one translation of most "
+        "segments, so few groups have two rows; flat Kendall and Pearson beside it). "
+        "Differences are to chrF in the same column.", "",
+        "| procedure | 17->19 sys r | acc | 19->17 sys r | acc | mean sys r vs chrF | "
+        "held-out pairs: seg Kendall item / flat / r |",
+        "|---|---|---|---|---|---|---|"]
+    for name, r in ay.items():
+        a, b = r["wmt17->wmt19"]["avg"], r["wmt19->wmt17"]["avg"]
+        ba, bb = base["wmt17->wmt19"]["avg"], base["wmt19->wmt17"]["avg"]
+        d = (a["pearson"] + b["pearson"] - ba["pearson"] - bb["pearson"]) / 2
+        s = bp[name]["avg"]
+        lines.append(
+            f"| {name} | {_f(a['pearson'])} | {_f(a['accuracy'])} | {_f(b['pearson'])} | "
+            f"{_f(b['accuracy'])} | {d:+.3f} | {_f(s.get('seg_kendall_item'))} / "
+            f"{_f(s.get('seg_kendall_flat'))} / {_f(s.get('seg_pearson'))} |")
+    lines += ["", "Members chosen (17->19 / 19->17):", ""]
+    for name, r in ay.items():
+        if name != "chrF":
+            lines.append(f"* {name}: {', '.join(r['wmt17->wmt19']['members'])} / "
+                         f"{', '.join(r['wmt19->wmt17']['members'])}")
+    curve = result.get("learned_alpha_by_year")
+    if isinstance(curve, dict):
+        lines += ["", "Ridge penalty of the system-level model chosen by the held-out year (the "
+                  "model fitted on one year, system Pearson on the other; chrF "
+                  f"{_f(base['wmt17->wmt19']['avg']['pearson'])} / "
+                  f"{_f(base['wmt19->wmt17']['avg']['pearson'])}):", "",
+                  "| alpha | 17->19 | 19->17 | mean |", "|---|---|---|---|"]
+        lines += [f"| {float(a):g}{' (chosen)' if float(a) == curve['chosen'] else ''} | "
+                  f"{_f(r['wmt17->wmt19'])} | {_f(r['wmt19->wmt17'])} | {_f(r['mean'])} |"
+                  for a, r in curve["alphas"].items()]
+    for direction in ("wmt17->wmt19", "wmt19->wmt17"):
+        pairs = list(base[direction]["pairs"])
+        lines += ["", f"System Pearson per pair, {direction.replace('->', ' -> ')}:", "",
+                  "| procedure | " + " | ".join(pairs) + " |",
+                  "|---|" + "---|" * len(pairs)]
+        for name, r in ay.items():
+            lines.append(f"| {name} | " + " | ".join(
+                _f(r[direction]["pairs"][lp]["pearson"]) for lp in pairs) + " |")
+    return [*lines, ""]

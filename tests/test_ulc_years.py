@@ -1,0 +1,46 @@
+"""The bundled set ``ULC-years`` (issue 29): selected by figures measured on a year it was not
+fitted on (``scripts/cross_year.py``), fitted on WMT17 and WMT19 into-English DA, with its
+provenance: data, years, procedure, objective and the held-out figures that chose it, chrF's
+beside them. It must be usable as a metric of one system (frozen bounds or a learned model, not
+a set standardised within the run), and its members must be what this installation computes."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtstrata import metrics
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+import cross_year  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def m():
+    return metrics.create("ULC-years")  # checks every member's signature against this code
+
+
+def test_provenance_names_data_years_procedure_and_held_out_figures(m):
+    prov = m.combiner.provenance
+    assert prov["years"] == ["WMT17", "WMT19"] and prov["script"] == "scripts/make_sets.py"
+    assert len(prov["dev"]) == 14
+    assert not any(cross_year.LATER.search(d) for d in prov["dev"])
+    assert re.fullmatch(r"(ULC (minmax|pairsd) \((sys_pearson|accuracy)\)|learned .*)",
+                        prov["procedure"])
+    held = prov["held_out"]
+    for d in ("wmt17->wmt19", "wmt19->wmt17"):
+        assert {"pearson", "accuracy", "kendall"} <= set(held["across_years"][d]["avg"])
+        assert held["across_years"][d]["chrF_avg"]["pearson"] > 0
+    seg = held["by_pair_wmt17_segment"]
+    assert seg["avg"]["seg_kendall_flat"] >= seg["chrF_avg"]["seg_kendall_flat"]
+    assert set(prov["signatures"]) == set(m.specs) and set(prov["candidates"]) >= set(m.specs)
+
+
+def test_it_is_a_metric_of_one_system(m):
+    assert m.norm == "minmax" and getattr(m.combiner, "corpus_dependent", False) is False
+    assert m.signature().startswith(f"ULC|set:ULC-years|sha256:{m.sha256}|def:")
+    assert "norm" not in m.signature()
