@@ -66,7 +66,13 @@ SWAPS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==",
 
 #: Equivalent mutants, found by reading them: (path, line before, line after) stripped -> why
 #: the mutant cannot change behaviour. They are reported, never silently dropped.
-EQUIVALENT: dict[tuple[str, str, str], str] = {}
+EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("mtstrata/metrics/lexical/bleu.py", "x = s[-2] / s[-1] if s[-1] else 0.0",
+     "x = s[-2] / s[-1] if s[-2] else 0.0"):
+        "BLEU-SBP's sbp_min = min(|c|, |r|) and sbp_ref = |r| are sums of non-negative "
+        "lengths with sbp_min <= sbp_ref: sbp_ref = 0 implies sbp_min = 0, and sbp_min = 0 "
+        "gives x = 0 either way",
+}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,18 @@
+"""Meta-evaluation statistics rules that no test reached (found by scripts/mutation_sample.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mtstrata.combine import stats
+
+
+def test_paired_scores_of_different_lengths_are_refused_with_the_reason():
+    # metric and human scores are paired item by item: a length mismatch is a clear error,
+    # for two arrays (bootstrap_ci) and for three (compare_metrics), never a numpy traceback
+    a, b = np.arange(5.0), np.arange(4.0)
+    with pytest.raises(ValueError, match="differ in length"):
+        stats.bootstrap_ci(stats.pearson, a, b, n=10)
+    with pytest.raises(ValueError, match="differ in length"):
+        stats.compare_metrics(stats.pearson, a, a, b, n=10)
