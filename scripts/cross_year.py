@@ -329,8 +329,10 @@ def main() -> int:
     procs = procedures(candidates, args.objectives, args.fits)
     result = {"candidates": candidates, "across_years": across_years(procs, years),
               "by_pair": by_pair(procs, years),
-              "learned_alpha_by_year": alpha_by_year(candidates, years)}
+              "learned_alpha_by_year": alpha_by_year(candidates, years),
+              "wmt17_judged": bool(args.wmt17_judged)}
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=1, allow_nan=True), encoding="utf-8")
     lines = section(result)
     print("\n".join(lines))

@@ -188,14 +188,14 @@ def build_years(args: argparse.Namespace) -> Path:
     import json
 
     import cross_year as cy
-    from cross_year_report import choose
+    from cross_year_report import bundlable, choose
 
     from mtstrata.combine.report import metric_arrays
     from mtstrata.combine.stats import pearson
     from mtstrata.commands.search import set_signatures
 
     result = json.loads(Path(args.cross_year).read_text(encoding="utf-8"))
-    name = choose(result, lambda n: n.startswith(("ULC minmax", "ULC pairsd", "learned")))
+    name = choose(result, bundlable)
     candidates = list(result["candidates"])
     annotation = AnnotationOptions(cache=args.cache, quiet=True)
     dirs = {y: cy.pair_dirs(args.years_data, y) for y in cy.YEARS}
