@@ -44,8 +44,9 @@ def _bounds(data: dict[str, object]) -> dict[str, list[tuple[str, float, float]]
             for n in data.get(key, []):  # type: ignore[union-attr]
                 out[level].append((n["metric"], n["low"], n["high"]))
     else:
+        levels = data.get("levels", data)  # a learned set file holds "seg"/"sys" at its top
         for level in ("seg", "sys"):
-            for n in data["levels"][level]["norms"]:  # type: ignore[index]
+            for n in levels[level]["norms"]:  # type: ignore[index]
                 out[level].append((n["metric"], n["low"], n["high"]))
     return out
 

@@ -44,3 +44,19 @@ def test_it_is_a_metric_of_one_system(m):
     assert m.norm == "minmax" and getattr(m.combiner, "corpus_dependent", False) is False
     assert m.signature().startswith(f"ULC|set:ULC-years|sha256:{m.sha256}|def:")
     assert "norm" not in m.signature()
+
+
+def test_record_sets_reads_the_bounds_of_a_learned_set():
+    # scripts/record_sets.py --verify checks a set's stored bounds against today's scores; a
+    # learned set file holds its levels at its top ("seg", "sys"), not under "levels"
+    import json
+
+    import record_sets
+
+    from mtstrata.metrics.ulc import SETS_DIR
+
+    data = json.loads((SETS_DIR / "ULC-years.json").read_text(encoding="utf-8"))
+    got = record_sets._bounds(data)
+    for level in ("seg", "sys"):
+        assert got[level] == [(n["metric"], n["low"], n["high"]) for n in data[level]["norms"]]
+        assert len(got[level]) == len(data[level]["norms"]) > 0
