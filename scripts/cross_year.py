@@ -223,8 +223,10 @@ def learned(candidates: Sequence[str], sys_alpha: float | None = None) -> Proced
         sys_level, sys_info = fit_level(tables, candidates, "sys", **(
             {"alphas": (sys_alpha,)} if sys_alpha is not None else {}))
         judged = [t for t in tables if len(t.seg_human)]
-        seg_level, seg_info = (fit_level(judged, candidates, "seg") if len(judged) >= 2
-                               else (None, None))
+        # the segment normalisation over every fit pair's segment scores (as the system one),
+        # the weights on the pairs with segment judgments
+        seg_level, seg_info = (fit_level(judged, candidates, "seg", norm_tables=tables)
+                               if len(judged) >= 2 else (None, None))
 
         def f(t: ScoreTable) -> tuple[np.ndarray, np.ndarray]:
             seg = (seg_level.apply(t.seg_scores) if seg_level is not None

@@ -97,9 +97,12 @@ def _ridge(parts: Sequence[tuple[np.ndarray, np.ndarray]], alpha: float) -> np.n
 
 
 def fit_level(tables: Sequence[ScoreTable], metrics: Sequence[str], level: str,
-              alphas: Sequence[float] = ALPHAS) -> tuple[Level, dict[str, Any]]:
-    """Fit one level; ``alpha`` by leave-one-pair-out Pearson over the dev pairs."""
-    norms = _norms(tables, metrics, level)
+              alphas: Sequence[float] = ALPHAS,
+              norm_tables: Sequence[ScoreTable] | None = None) -> tuple[Level, dict[str, Any]]:
+    """Fit one level; ``alpha`` by leave-one-pair-out Pearson over the dev pairs. The
+    normalisation is fitted on ``norm_tables`` (default: ``tables``), e.g. every dev pair's
+    segment scores while the weights are fitted on the pairs with segment judgments."""
+    norms = _norms(norm_tables or tables, metrics, level)
     parts = _design(tables, norms, level)
     if len(parts) < 2:
         raise InputError("a learned set needs at least two dev language pairs with judgments "
