@@ -72,6 +72,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "BLEU-SBP's sbp_min = min(|c|, |r|) and sbp_ref = |r| are sums of non-negative "
         "lengths with sbp_min <= sbp_ref: sbp_ref = 0 implies sbp_min = 0, and sbp_min = 0 "
         "gives x = 0 either way",
+    ("mtstrata/metrics/linguistic/elements.py",
+     "_rows, types, ids = ex.encode(ex, Columns([seg], [0]), vocab)",
+     "_rows, types, ids = ex.encode(ex, Columns([seg], [1]), vocab)"):
+        "items() discards the row labels it passes; Columns and every extractor use ``rows`` "
+        "only as the labels of what they return (their own arrays are indexed by position)",
 }
 
 
@@ -105,10 +110,10 @@ def _skip_lines(tree: ast.AST) -> set[int]:
     return skip
 
 
-def candidates(path: Path) -> list[Mutant]:
+def candidates(path: Path, base: Path = ROOT) -> list[Mutant]:
     text = path.read_text(encoding="utf-8")
     skip = _skip_lines(ast.parse(text))
-    rel = str(path.relative_to(ROOT))
+    rel = str(path.relative_to(base))
     out: list[Mutant] = []
     for no, line in enumerate(text.splitlines(), start=1):
         code = line.split("#", 1)[0]
@@ -225,14 +230,42 @@ def trace(map_path: Path, extra: list[str], merge: bool = False) -> int:
             for test, keys in json.loads(f.read_text(encoding="utf-8")).items():
                 hits[test].update((k[0], k[1]) for k in keys)
         results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    data = {"results": results, "hits": {t: sorted(s) for t, s in hits.items()}}
+    data = {"results": results, "hits": {t: sorted(s) for t, s in hits.items()},
+            "commit": _git("rev-parse", "HEAD").strip(), "dirty": _dirty()}
     if merge and map_path.exists():  # tests added since the whole-suite trace
         old = json.loads(map_path.read_text(encoding="utf-8"))
-        data = {k: {**old[k], **data[k]} for k in data}
+        if old.get("commit") != data["commit"] or old.get("dirty") != data["dirty"]:
+            print(f"refused: {map_path} was traced on {old.get('commit')}, the package code "
+                  "differs now; trace the whole suite again", file=sys.stderr)
+            return 2
+        data = {k: {**old[k], **data[k]} if isinstance(data[k], dict) else data[k]
+                for k in data}
     map_path.write_text(json.dumps(data), encoding="utf-8")
     failed = [t for t, r in results.items() if r["outcome"] == "failed"]
     print(f"{len(results)} tests traced, {len(failed)} failed (never selected): {failed[:20]}")
     return 0
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def _dirty() -> list[str]:
+    """Package files that differ from the commit (a map is only valid for its commit)."""
+    out = _git("status", "--porcelain", "--", *(f"mtstrata/{p}" for p in PACKAGES))
+    return sorted(line[3:] for line in out.splitlines())
+
+
+def snapshot(commit: str, dest: Path, add: list[str]) -> None:
+    """The tree of ``commit`` (what the map was traced on) in ``dest``, plus the files ``add``
+    (new test files) as they are in the work tree."""
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "xf", "-"], cwd=dest, input=archive, check=True)
+    for f in add:
+        shutil.copy2(ROOT / f, dest / f)
 
 
 # --- selecting the tests of a mutant ---------------------------------------------------------
@@ -240,8 +273,13 @@ def trace(map_path: Path, extra: list[str], merge: bool = False) -> int:
 class Selector:
     """Tests that enter the function holding a line (or any function of a module)."""
 
-    def __init__(self, map_path: Path):
+    def __init__(self, map_path: Path, tree: Path):
         data = json.loads(map_path.read_text(encoding="utf-8"))
+        self.tree = tree
+        self.commit = data.get("commit", "")
+        if data.get("dirty"):
+            raise SystemExit(f"{map_path} was traced with uncommitted package changes "
+                             f"{data['dirty']}: commit them and trace again")
         self.results = data["results"]
         ok = {t for t, r in self.results.items() if r["outcome"] != "failed"}
         self.by_func: dict[tuple[str, int], set[str]] = defaultdict(set)
@@ -257,7 +295,7 @@ class Selector:
     def _functions(self, rel: str) -> list[tuple[int, int, int]]:
         """(start, end, co_firstlineno) of every def of a module; decorators included."""
         if rel not in self._defs:
-            tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+            tree = ast.parse((self.tree / rel).read_text(encoding="utf-8"))
             self._defs[rel] = [
                 (min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno,
                  min([n.lineno] + [d.lineno for d in n.decorator_list]))
@@ -282,9 +320,10 @@ class Selector:
 
 # --- running mutants -------------------------------------------------------------------------
 
-def run_one(m: Mutant, work: Path, sel: Selector, timeout: int, budget: int
-            ) -> tuple[str, int, float]:
+def run_one(m: Mutant, work: Path, sel: Selector, timeout: int, budget: int,
+            extra: list[str]) -> tuple[str, int, float]:
     tests, cost = sel.tests(m)
+    tests = [*extra, *tests]  # test files added since the trace: run for every mutant
     if not tests:
         return "uncovered", 0, 0.0
     target = work / m.path
@@ -325,26 +364,35 @@ def interval(k: int, n: int) -> tuple[float, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    files = sorted(p for pkg in PACKAGES for p in (ROOT / "mtstrata" / pkg).rglob("*.py"))
-    pool = [m for f in files for m in candidates(f)]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / "tree"
+        commit = json.loads(args.map.read_text(encoding="utf-8")).get("commit") or "HEAD"
+        snapshot(commit, work, args.add)
+        return _run(args, work, commit)
+
+
+def _run(args: argparse.Namespace, work: Path, commit: str) -> int:
+    """Mutants of the snapshot ``work`` (the map's commit): the map's lines are its lines."""
+    files = sorted(p for pkg in PACKAGES for p in (work / "mtstrata" / pkg).rglob("*.py"))
+    pool = [m for f in files for m in candidates(f, work)]
     sample = random.Random(args.seed).sample(pool, min(args.n, len(pool)))
+    if args.pick:
+        sample = [sample[int(i) - 1] for i in args.pick.split(",")]
     if args.only:
         sample = [m for m in sample if m.path.startswith(args.only)]
     sample = sample[args.skip:args.skip + args.limit if args.limit else None]
-    print(f"{len(pool)} candidate mutants in {len(files)} modules; {len(sample)} drawn "
-          f"(seed {args.seed}, n {args.n})", flush=True)
-    sel = Selector(args.map)
+    print(f"{len(pool)} candidate mutants in {len(files)} modules of {commit[:12]}; "
+          f"{len(sample)} drawn (seed {args.seed}, n {args.n})", flush=True)
+    sel = Selector(args.map, work)
     rows = []
     out = open(args.out, "a", encoding="utf-8") if args.out else None  # noqa: SIM115
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp) / "tree"
-        shutil.copytree(ROOT, work, ignore=shutil.ignore_patterns(
-            ".git", "__pycache__", ".venv", "*.egg-info", "build"))
+    if True:
         for i, m in enumerate(sample, start=1):
             if m.equivalent():
                 state, ntests, secs = "equivalent", 0, 0.0
             else:
-                state, ntests, secs = run_one(m, work, sel, args.timeout, args.budget)
+                state, ntests, secs = run_one(m, work, sel, args.timeout, args.budget,
+                                            [f for f in args.add if f.startswith("tests/")])
             rows.append((state, m))
             print(f"[{i}/{len(sample)}] {state:10} {ntests:4d} tests {secs:5.0f} s  {m.label()}",
                   flush=True)
@@ -393,11 +441,14 @@ def main() -> int:
     r.add_argument("--map", type=Path, default=Path("mutation-map.json"))
     r.add_argument("--out", type=Path)
     r.add_argument("--only", help="run only the drawn mutants under this path prefix")
+    r.add_argument("--pick", help="only these 1-based positions of the draw, e.g. 3,4,8")
+    r.add_argument("--add", nargs="*", default=[],
+                   help="files added to the map's commit; tests among them run for every mutant")
     r.add_argument("--skip", type=int, default=0, help="skip the first SKIP drawn (resume)")
     r.add_argument("--limit", type=int, default=0,
                    help="run at most LIMIT of the drawn (a run in parts; see score)")
     s = sub.add_parser("score", help="score a --out TSV of run (several runs appended)")
-    s.add_argument("tsv", type=Path)
+    s.add_argument("tsv", type=Path, nargs="+")
     args = ap.parse_args()
     if args.cmd == "trace":
         return trace(args.map, args.pytest_args, args.merge)
@@ -406,14 +457,23 @@ def main() -> int:
     return run(args)
 
 
-def score_tsv(tsv: Path) -> int:
+def score_tsv(tsvs: list[Path]) -> int:
+    """Score appended runs; a mutant run again (e.g. with tests added since) keeps its last
+    state."""
+    last: dict[str, str] = {}
+    for tsv in tsvs:
+        for line in tsv.read_text(encoding="utf-8").splitlines():
+            state, _, _, label = line.split("\t", 3)
+            last.pop(label, None)
+            last[label] = line
     states, mutants = [], []
-    for line in tsv.read_text(encoding="utf-8").splitlines():
+    for line in last.values():
         state, _, _, label = line.split("\t", 3)
         if state == "error(2)":  # written by an earlier version: a collection error kills
             state = "killed"
         path, no, rest = label.split(":", 2)
-        before, _, after = rest.strip().partition(" -> ")
+        parts = rest.strip().split(" -> ")  # a line may hold " -> " itself, as often as after
+        before, after = " -> ".join(parts[:len(parts) // 2]), " -> ".join(parts[len(parts) // 2:])
         m = Mutant(path, int(no), before, after)
         if state not in ("killed", "timeout") and m.equivalent():
             state = "equivalent"
