@@ -27,7 +27,7 @@ How the members are put on one scale (``fit``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -173,34 +173,42 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
         if not parts:
             raise InputError("forward-backward search scores held-out language pairs: pass "
                              "at least two --data directories (or use --mode reference).")
-        chosen, best = [], -np.inf
-        for _ in progress.track(range(max_steps), "search", unit="step"):
-            changed = False
-            # a forward step (add the best candidate), then a backward one (drop a member of
-            # the set as it now is), each kept only if it improves the held-out objective
-            for action in ("add", "remove"):
-                if action == "add":
-                    options = [(held_out([*chosen, m]), m) for m in candidates
-                               if m not in chosen]
-                else:
-                    options = [(held_out([x for x in chosen if x != m]), m)
-                               for m in chosen] if len(chosen) > 1 else []
-                if not options:
-                    continue
-                v, m = max(options)
-                if v > best:
-                    chosen = [*chosen, m] if action == "add" else [x for x in chosen if x != m]
-                    best = v
-                    changed = True
-                    trace.append({"action": action, "metric": m, "train": train(chosen),
-                                  "held_out": v})
-            if not changed:
-                break
+        chosen = _forward_backward(candidates, held_out, train, max_steps, trace)
     else:
         raise InputError(f"unknown search mode {mode!r}; use 'reference' or "
                          "'forward-backward'.")
     ms = fit_on(caches, chosen, higher, fit)
     return MetricSet(ms.norms, ms.sys_norms, tuple(trace), norm=ms.norm)
+
+
+def _forward_backward(candidates: Sequence[str], held_out: Callable[[list[str]], float],
+                      train: Callable[[list[str]], float], max_steps: int,
+                      trace: list[dict[str, object]]) -> list[str]:
+    """Alternate a forward step (add the best candidate) and a backward one (drop a member of
+    the set as it now is), each kept only if it improves the held-out objective; the steps
+    are appended to ``trace``."""
+    chosen: list[str] = []
+    best = -np.inf
+    for _ in progress.track(range(max_steps), "search", unit="step"):
+        changed = False
+        for action in ("add", "remove"):
+            if action == "add":
+                options = [(held_out([*chosen, m]), m) for m in candidates if m not in chosen]
+            else:
+                options = [(held_out([x for x in chosen if x != m]), m)
+                           for m in chosen] if len(chosen) > 1 else []
+            if not options:
+                continue
+            v, m = max(options)
+            if v > best:
+                chosen = [*chosen, m] if action == "add" else [x for x in chosen if x != m]
+                best = v
+                changed = True
+                trace.append({"action": action, "metric": m, "train": train(chosen),
+                              "held_out": v})
+        if not changed:
+            break
+    return chosen
 
 
 def _check_defined(candidates: Sequence[str], train: object, objective: str) -> None:
