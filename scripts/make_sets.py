@@ -23,6 +23,15 @@ Usage::
 
 The bundled files were made with ``--pairs cs-en de-en fi-en lv-en --ling-pairs cs-en de-en
 fi-en lv-en`` (see their ``provenance``): the four dev pairs of RESULTS.md.
+``ULC-years`` (issue 29) is built apart, from the figures of ``scripts/cross_year.py``: the
+procedure with the best held-out figures across WMT17 and WMT19 (:func:`build_years`), fitted
+again on both years::
+
+    python scripts/cross_year.py --emb --wmt17-judged SCRATCH --json CY.json [--tables DIR]
+    python scripts/make_sets.py --only ULC-years --cross-year CY.json --wmt17-judged SCRATCH \
+        [--tables DIR] [--cache ANN.sqlite]
+
+(``SCRATCH``: a folder outside the repository for the judged-segment copies of WMT17.)
 """
 
 from __future__ import annotations
