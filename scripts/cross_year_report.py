@@ -34,6 +34,16 @@ def bundlable(name: str) -> bool:
     return name.startswith(("ULC minmax", "ULC pairsd", "learned"))
 
 
+def _interval(result: Mapping[str, Any]) -> str:
+    iv = result.get("bundled_interval")
+    if not isinstance(iv, dict):
+        return ""
+    return (" (paired bootstrap 95% intervals of the difference, systems resampled within "
+            f"each pair, {iv['n']} resamples, seed {iv['seed']}: 17->19 "
+            f"[{iv['wmt17->wmt19'][0]:+.3f}, {iv['wmt17->wmt19'][1]:+.3f}], 19->17 "
+            f"[{iv['wmt19->wmt17'][0]:+.3f}, {iv['wmt19->wmt17'][1]:+.3f}])")
+
+
 def _mean_r(r: Mapping[str, Any]) -> float:
     return float(np.mean([r[d]["avg"]["pearson"] for d in ("wmt17->wmt19", "wmt19->wmt17")]))
 
@@ -94,7 +104,7 @@ def section(result: Mapping[str, object]) -> list[str]:
                       if bundled.startswith("learned") else "") + ". Target of issue 29 (on a "
                   "later year's data none of this saw): +0.02 system Pearson over chrF; here "
                   "the mean over the two directions is "
-                  f"{_mean_r(ay[bundled]) - _mean_r(base):+.3f}."]
+                  f"{_mean_r(ay[bundled]) - _mean_r(base):+.3f}" + _interval(result) + "."]
     except SystemExit as e:
         lines += ["", f"Nothing bundled: {e}."]
     lines += ["",

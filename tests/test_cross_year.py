@@ -120,3 +120,15 @@ def test_the_judged_subset_keeps_every_judged_row_and_its_segment_scores(tmp_pat
     np.testing.assert_allclose(part.judged(part.seg_scores["chrf"]),
                                full.judged(full.seg_scores["chrf"]))
     np.testing.assert_array_equal(part.sys_human, full.sys_human)
+
+
+def test_the_difference_interval_is_zero_for_chrf_itself_and_covers_a_procedure(years, result):
+    procs = cross_year.procedures(["chrf", "x", "wer"], ["sys_pearson"], ["minmax"])
+    assert cross_year.diff_interval(procs["chrF"], years, n=50) == {
+        "wmt17->wmt19": [0.0, 0.0], "wmt19->wmt17": [0.0, 0.0]}
+    iv = cross_year.diff_interval(procs["best single (sys_pearson)"], years, n=200)
+    for d, (lo, hi) in iv.items():
+        r = result["across_years"]
+        point = (r["best single (sys_pearson)"][d]["avg"]["pearson"]
+                 - r["chrF"][d]["avg"]["pearson"])
+        assert lo <= hi and lo - 0.05 <= point <= hi + 0.05
