@@ -83,6 +83,22 @@ def test_sign_test_vs_scipy():
     r = sig.sign_test(a, b)
     assert (r.wins, r.losses, r.ties) == (6, 1, 1)
     assert r.p == pytest.approx(scipy.stats.binomtest(6, 7).pvalue)
+    assert r.p == pytest.approx(2 * (1 + 7) / 2**7, rel=1e-12)  # 2 P(X <= 1), X ~ B(7, 1/2)
+
+
+@pytest.mark.parametrize("wins, losses", [(0, 0), (3, 3), (0, 12), (40, 9), (200, 170)])
+def test_sign_test_is_scipys_binomtest_and_the_exact_binomial(wins, losses):
+    from math import comb
+
+    a = np.r_[np.ones(wins), np.zeros(losses), np.full(5, 0.5)]
+    b = np.full(len(a), 0.5)
+    r = sig.sign_test(a, b)
+    m, k = wins + losses, min(wins, losses)
+    assert (r.wins, r.losses, r.ties) == (wins, losses, 5)
+    exact = min(1.0, 2 * sum(comb(m, i) for i in range(k + 1)) / 2**m) if m else 1.0
+    assert r.p == pytest.approx(exact, rel=1e-12)
+    if m:
+        assert r.p == scipy.stats.binomtest(wins, m, 0.5).pvalue
 
 
 def test_paired_bootstrap_and_ar():

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from math import comb
 
 import numpy as np
 
@@ -187,6 +186,8 @@ def sign_test(seg_a: np.ndarray, seg_b: np.ndarray) -> SignTest:
     d = np.asarray(seg_a, float) - np.asarray(seg_b, float)
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
     m = wins + losses
-    k = min(wins, losses)
-    p = min(1.0, 2 * sum(comb(m, i) for i in range(k + 1)) / 2 ** m) if m else 1.0
-    return SignTest(wins, losses, len(d) - m, p)
+    if not m:
+        return SignTest(wins, losses, len(d), 1.0)
+    from scipy.stats import binomtest  # lazy: scipy is slow to import
+
+    return SignTest(wins, losses, len(d) - m, float(binomtest(wins, m, 0.5).pvalue))
