@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mtstrata.combine import stats
+from mtstrata.combine import bootstrap, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' reference definitions
 from tests.stats_oracles import (  # noqa: E402
@@ -65,7 +65,8 @@ KENDALL_CI_METRIC = METRICS.index("chrf")
 
 
 IMPLS = {
-    "new": (stats.kendall, stats.pairwise_accuracy, stats.kendall_grouped, stats.bootstrap_ci),
+    "new": (stats.kendall, stats.pairwise_accuracy, stats.kendall_grouped,
+            bootstrap.bootstrap_ci),
     "old": (old_kendall, old_accuracy, old_grouped, old_bootstrap_ci),
 }
 

@@ -1,4 +1,5 @@
-"""Standard outputs of the library and the commands: strict JSON, TSV cells, atomic file writes.
+"""Standard outputs of the library and the commands: strict JSON, TSV cells, atomic file writes
+(and the lock around a read-merge-replace of a shared file).
 
 * JSON is strict (RFC 8259): an undefined number (NaN, an infinity) is ``null``, never the bare
   ``NaN`` that JavaScript's ``JSON.parse`` and other strict readers reject;
@@ -14,12 +15,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import math
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +124,27 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes) -> Path:
             Path(tmp).unlink(missing_ok=True)
         raise
     return p
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path.lock`` (a regular file, opened without following a symlink)
+    while ``path`` is read, merged and replaced; InputError when the lock file is anything else."""
+    lock = path.with_name(path.name + ".lock")
+    try:  # never through a planted symlink, never on a FIFO or device
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o600)
+    except OSError as e:
+        raise InputError(f"cannot open the lock file ({e.strerror}); it must be a regular file "
+                         "(not a symlink): remove it, or write to another directory (for score "
+                         "tables: --tables).", str(lock)) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError("the lock file is not a regular file; remove it, or write to another "
+                         "directory (for score tables: --tables).", str(lock))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)

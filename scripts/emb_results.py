@@ -32,10 +32,11 @@ import numpy as np
 from results_doc import write_sections
 
 from mtstrata._version import __version__
+from mtstrata.combine.bootstrap import bootstrap_ci, compare_metrics
 from mtstrata.combine.data import DevCorpus, read_dev_corpus
 from mtstrata.combine.learned import fit_learned, format_weights
 from mtstrata.combine.search import format_trace, hill_climb
-from mtstrata.combine.stats import bootstrap_ci, compare_metrics, pearson
+from mtstrata.combine.stats import pearson
 from mtstrata.combine.table import (
     LEXICAL_CANDIDATES,
     ScoreTable,

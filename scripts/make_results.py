@@ -19,9 +19,10 @@ from pathlib import Path
 import numpy as np
 from results_doc import write_sections
 
+from mtstrata.combine.bootstrap import bootstrap_ci, compare_metrics
 from mtstrata.combine.report import metric_arrays, table_records
 from mtstrata.combine.search import format_trace, hill_climb
-from mtstrata.combine.stats import bootstrap_ci, compare_metrics, pearson
+from mtstrata.combine.stats import pearson
 from mtstrata.combine.table import (
     CORE_METRICS,
     LEXICAL_CANDIDATES,

@@ -39,9 +39,10 @@ from results_doc import write_sections
 from results_linguistic import REFERENCE
 from results_linguistic import tables as tables17
 
+from mtstrata.combine.bootstrap import bootstrap_ci, compare_metrics
 from mtstrata.combine.report import metric_arrays
 from mtstrata.combine.search import hill_climb
-from mtstrata.combine.stats import bootstrap_ci, compare_metrics, pearson
+from mtstrata.combine.stats import pearson
 from mtstrata.combine.table import ScoreTable, cached_table
 from mtstrata.combine.ulc import Combiner, load_set
 from mtstrata.layers import AnnotationOptions

@@ -6,8 +6,8 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mtstrata.combine import bootstrap, stats
 from mtstrata.combine import significance as sig
-from mtstrata.combine import stats
 
 RNG = np.random.default_rng(0)
 CASES = [
@@ -51,7 +51,7 @@ def test_itemwise_and_flat_kendall():
 def test_bootstrap_ci_matches_scipy_percentile():
     x, y = RNG.normal(size=200), RNG.normal(size=200)
     y = x + y
-    v, lo, hi = stats.bootstrap_ci(stats.pearson, x, y, n=2000, seed=1)
+    v, lo, hi = bootstrap.bootstrap_ci(stats.pearson, x, y, n=2000, seed=1)
     ref = scipy.stats.bootstrap((x, y), lambda a, b: scipy.stats.pearsonr(a, b)[0],
                                 paired=True, n_resamples=2000, method="percentile",
                                 random_state=3)
@@ -59,17 +59,17 @@ def test_bootstrap_ci_matches_scipy_percentile():
     assert lo == pytest.approx(ref.confidence_interval.low, abs=0.03)
     assert hi == pytest.approx(ref.confidence_interval.high, abs=0.03)
     # non-vectorised path gives the same interval for the same seed
-    slow = stats.bootstrap_ci(lambda a, b: stats.pearson(a, b), x, y, n=300, seed=1)
-    fast = stats.bootstrap_ci(stats.pearson, x, y, n=300, seed=1)
+    slow = bootstrap.bootstrap_ci(lambda a, b: stats.pearson(a, b), x, y, n=300, seed=1)
+    fast = bootstrap.bootstrap_ci(stats.pearson, x, y, n=300, seed=1)
     assert slow == pytest.approx(fast)
 
 
 def test_compare_metrics_detects_better_metric():
     h = RNG.normal(size=300)
     good, bad = h + 0.3 * RNG.normal(size=300), h + 2 * RNG.normal(size=300)
-    r = stats.compare_metrics(stats.pearson, good, bad, h, n=500, seed=2)
+    r = bootstrap.compare_metrics(stats.pearson, good, bad, h, n=500, seed=2)
     assert r.delta > 0 and r.low > 0 and r.p < 0.01
-    r2 = stats.compare_metrics(stats.pearson, bad, good, h, n=500, seed=2)
+    r2 = bootstrap.compare_metrics(stats.pearson, bad, good, h, n=500, seed=2)
     assert r2.p > 0.99
 
 
@@ -146,8 +146,8 @@ def test_degenerate_inputs_are_nan(case):
     if case not in ("constant metric", "constant human"):  # mt-metrics-eval's Agreement:
         assert np.isnan(stats.pairwise_accuracy(x, y))    # a one-sided tie disagrees, 0 there
     for stat in (stats.pearson, stats.kendall):
-        assert all(np.isnan(stats.bootstrap_ci(stat, x, y, n=50)))
-    r = stats.compare_metrics(stats.pearson, x, y, y, n=50)
+        assert all(np.isnan(bootstrap.bootstrap_ci(stat, x, y, n=50)))
+    r = bootstrap.compare_metrics(stats.pearson, x, y, y, n=50)
     assert all(np.isnan(getattr(r, k)) for k in ("delta", "low", "high", "p"))
 
 
@@ -171,10 +171,10 @@ def test_nan_pairs_are_left_out():
     keep = ~(np.isnan(xn) | np.isnan(yn))
     for name, f in stats.STATISTICS.items():
         assert f(xn, yn) == pytest.approx(f(x[keep], y[keep]), abs=1e-12), name
-    assert stats.bootstrap_ci(stats.pearson, xn, yn, n=100) == \
-        stats.bootstrap_ci(stats.pearson, x[keep], y[keep], n=100)
-    assert stats.compare_metrics(stats.kendall, xn, x, yn, n=50) == \
-        stats.compare_metrics(stats.kendall, x[keep], x[keep], y[keep], n=50)
+    assert bootstrap.bootstrap_ci(stats.pearson, xn, yn, n=100) == \
+        bootstrap.bootstrap_ci(stats.pearson, x[keep], y[keep], n=100)
+    assert bootstrap.compare_metrics(stats.kendall, xn, x, yn, n=50) == \
+        bootstrap.compare_metrics(stats.kendall, x[keep], x[keep], y[keep], n=50)
     # item-wise: NaN cells are left out within their row
     m = np.array([[1, 2, NAN, 3.0], [3, 2, 1, NAN]])
     h = np.array([[1, 2, 3, 4.0], [NAN, NAN, 1, 2.0]])  # row 2 keeps one pair: undefined
@@ -191,23 +191,23 @@ def test_bootstrap_undefined_on_every_resample():
         return stats.pearson(a, b) if np.unique(a).size == a.size else NAN
 
     x = np.arange(60.0)
-    v, lo, hi = stats.bootstrap_ci(distinct_only, x, x ** 2, n=200)
+    v, lo, hi = bootstrap.bootstrap_ci(distinct_only, x, x ** 2, n=200)
     assert v == pytest.approx(stats.pearson(x, x ** 2)) and np.isnan(lo) and np.isnan(hi)
-    r = stats.compare_metrics(distinct_only, x, -x, x ** 2, n=200)
+    r = bootstrap.compare_metrics(distinct_only, x, -x, x ** 2, n=200)
     assert r.delta > 0 and np.isnan(r.low) and np.isnan(r.p)
     # a metric with NaN everywhere but one value (NE-* on data without names)
     ne = np.full(60, NAN)
     ne[5] = 1.0
-    assert all(np.isnan(stats.bootstrap_ci(stats.pearson, ne, x, n=100)))
+    assert all(np.isnan(bootstrap.bootstrap_ci(stats.pearson, ne, x, n=100)))
 
 
 def test_bootstrap_parameters():
     x = np.arange(10.0)
-    assert stats.bootstrap_ci(stats.pearson, x, x, n=0)[1:] == pytest.approx((NAN, NAN),
+    assert bootstrap.bootstrap_ci(stats.pearson, x, x, n=0)[1:] == pytest.approx((NAN, NAN),
                                                                              nan_ok=True)
     for bad in ({"n": -1}, {"alpha": 0.0}, {"alpha": 1.5}):
         with pytest.raises(ValueError):
-            stats.bootstrap_ci(stats.pearson, x, x, **bad)
+            bootstrap.bootstrap_ci(stats.pearson, x, x, **bad)
     with pytest.raises(ValueError):
         stats.kendall(x, x, variant="d")
 

@@ -14,7 +14,7 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtstrata.combine import stats
+from mtstrata.combine import bootstrap, stats
 from tests.conftest import WMT17_DEEN
 from tests.stats_oracles import (
     mtme_agreement,
@@ -144,11 +144,11 @@ def test_chunked_bootstrap_draws_the_old_resamples(monkeypatch, chunk):
     rng = np.random.default_rng(4)
     x = rng.normal(size=150)
     y = x + rng.normal(size=150)
-    monkeypatch.setattr(stats, "CHUNK", chunk)
-    _, lo, hi = stats.bootstrap_ci(stats.pearson, x, y, n=200, seed=9)
+    monkeypatch.setattr(bootstrap, "CHUNK", chunk)
+    _, lo, hi = bootstrap.bootstrap_ci(stats.pearson, x, y, n=200, seed=9)
     assert (lo, hi) == pytest.approx(old_bootstrap_pearson(x, y, 200, 9), abs=1e-12)
-    slow = stats.bootstrap_ci(lambda a, b: stats.pearson(a, b), x, y, n=50, seed=9)
-    assert slow == pytest.approx(stats.bootstrap_ci(stats.pearson, x, y, n=50, seed=9),
+    slow = bootstrap.bootstrap_ci(lambda a, b: stats.pearson(a, b), x, y, n=50, seed=9)
+    assert slow == pytest.approx(bootstrap.bootstrap_ci(stats.pearson, x, y, n=50, seed=9),
                                  abs=1e-12)
 
 
@@ -193,7 +193,7 @@ def test_real_wmt17_values_unchanged(wmt17):
             assert same(stats.kendall_grouped(seg, h, d["seg_idx"]),
                         old_grouped(seg, h, d["seg_idx"]))
             assert same(stats.pearson(seg, h), scipy.stats.pearsonr(seg, h).statistic)
-            _, lo, hi = stats.bootstrap_ci(stats.pearson, seg, h, n=300, seed=12345)
+            _, lo, hi = bootstrap.bootstrap_ci(stats.pearson, seg, h, n=300, seed=12345)
             assert (lo, hi) == pytest.approx(old_bootstrap_pearson(seg, h, 300, 12345),
                                              abs=1e-12)
         sys_, sh = d["sys"], d["sys_human"]
@@ -223,10 +223,10 @@ def test_memory_is_linear_not_quadratic():
     x = rng.integers(0, 50, n).astype(float)
     y = x + rng.normal(size=n).round(1)
     groups = rng.integers(0, n // 5, n)
-    bound = 200 * n + 40 * stats.CHUNK
+    bound = 200 * n + 40 * bootstrap.CHUNK
     for fn in (lambda: stats.kendall(x, y), lambda: stats.pairwise_accuracy(x, y),
                lambda: stats.kendall(x, y, "acc23"),
                lambda: stats.kendall_grouped(x, y, groups),
-               lambda: stats.bootstrap_ci(stats.pearson, x, y, n=50, seed=1),
-               lambda: stats.bootstrap_ci(stats.kendall, x, y, n=3, seed=1)):
+               lambda: bootstrap.bootstrap_ci(stats.pearson, x, y, n=50, seed=1),
+               lambda: bootstrap.bootstrap_ci(stats.kendall, x, y, n=3, seed=1)):
         assert _peak(fn) < bound

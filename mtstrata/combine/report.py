@@ -27,8 +27,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from mtstrata.combine.bootstrap import bootstrap_ci
 from mtstrata.combine.stats import (
-    bootstrap_ci,
     kendall,
     kendall_grouped,
     pairwise_accuracy,

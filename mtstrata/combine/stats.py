@@ -10,25 +10,21 @@
   their segment ids) and flattened Kendall.
 * Pairwise system accuracy (Kocmi et al. 2021), mt-metrics-eval's ``Agreement``: share of all
   system pairs whose metric difference has the sign of the human difference (ties included).
-* Percentile bootstrap confidence intervals, and a paired bootstrap test of "metric X correlates
-  better than metric Y" resampling the same items for both (Koehn 2004 style). All seeded.
+* Bootstrap intervals and the paired metric comparison: :mod:`mtstrata.combine.bootstrap`.
 
 Cost: every statistic takes O(n log n) time and O(n) memory in the number of items n. Tau-b
 is scipy's merge-sort Kendall; the other variants and pairwise accuracy come from the pair
 counts of :func:`pair_counts` (C - D from scipy, tie counts from sorting); no n x n matrix is
 ever built. Item-wise Kendall
 compares the pairs of each item's few systems directly, a bounded number of rows at a time.
-Bootstrap draws its resamples in chunks of at most ``CHUNK`` values (memory linear in n) from
-the same seeded stream as one (resamples x n) draw, so intervals do not depend on the chunking.
 
 Degenerate data never raises: pairs with a NaN on either side are left out (for item-wise
 Kendall, per item); a statistic with too few pairs left, or with a constant side (no variance
 for Pearson, every pair tied for Kendall, every human pair tied for accuracy), is undefined.
-**Undefined correlations are NaN; callers print them as – and write null in JSON.** Bootstrap
-leaves out resamples on which the statistic is undefined; when the statistic itself or every
-resample is undefined, the interval is (NaN, NaN). Infinite values are ordinary values for the
-rank statistics and make Pearson NaN. Pearson is computed on standardised rows, so any finite
-scale of the scores (1e300, 1e-300) gives the same coefficient, always within [-1, 1].
+**Undefined correlations are NaN; callers print them as – and write null in JSON.** Infinite
+values are ordinary values for the rank statistics and make Pearson NaN. Pearson is computed on
+standardised rows, so any finite scale of the scores (1e300, 1e-300) gives the same
+coefficient, always within [-1, 1].
 """
 
 from __future__ import annotations
@@ -276,66 +272,6 @@ STATISTICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
 }
 
 
-def _resamples(n_items: int, n: int, seed: int):
-    """Seeded bootstrap index rows in blocks of at most ``CHUNK`` values: the same rows as
-    ``default_rng(seed).integers(0, n_items, size=(n, n_items))``."""
-    rng = np.random.default_rng(seed)
-    step = max(1, CHUNK // max(n_items, 1))
-    for k in range(0, n, step):
-        yield rng.integers(0, n_items, size=(min(step, n - k), n_items))
-
-
-def _on_resamples(stat: Callable[[np.ndarray, np.ndarray], float], metric: np.ndarray,
-                  human: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    if stat is pearson:  # vectorised: one matrix product instead of one call per resample
-        return _pearson_rows(metric[idx], human[idx])
-    return np.array([stat(metric[i], human[i]) for i in idx], float)
-
-
-def _prepare(*arrays: np.ndarray) -> list[np.ndarray]:
-    """Float arrays; 1-D ones without the items that hold a NaN in any of them."""
-    arrs = [np.asarray(a, float) for a in arrays]
-    if len({len(a) for a in arrs}) > 1:
-        raise ValueError("paired scores differ in length.")
-    if all(a.ndim == 1 for a in arrs):
-        keep = ~np.any([np.isnan(a) for a in arrs], axis=0)
-        if not keep.all():
-            arrs = [a[keep] for a in arrs]
-    return arrs
-
-
-def _check(n: int, alpha: float = 0.05) -> None:
-    if n < 0 or not 0 < alpha < 1:
-        raise ValueError(f"bootstrap needs n >= 0 resamples and 0 < alpha < 1 (got {n}, "
-                         f"{alpha}).")
-
-
-def bootstrap_ci(stat: Callable[[np.ndarray, np.ndarray], float], metric: np.ndarray,
-                 human: np.ndarray, *, n: int = 1000, alpha: float = 0.05, seed: int = 12345
-                 ) -> tuple[float, float, float]:
-    """Percentile bootstrap CI of ``stat(metric, human)`` resampling items with replacement.
-
-    Items (rows of 2-D input) are resampled; for 1-D input, items with a NaN on either side
-    are left out first. Resamples where ``stat`` is undefined are left out; the interval is
-    (NaN, NaN) when the statistic or every resample is undefined (or ``n == 0``).
-
-    Returns:
-        ``(value, low, high)``.
-    """
-    _check(n, alpha)
-    metric, human = _prepare(metric, human)
-    value = float(stat(metric, human)) if len(metric) else float("nan")
-    if np.isnan(value) or n == 0:
-        return value, float("nan"), float("nan")
-    vals = np.concatenate([_on_resamples(stat, metric, human, idx)
-                           for idx in _resamples(len(metric), n, seed)])
-    vals = vals[~np.isnan(vals)]
-    if not vals.size:
-        return value, float("nan"), float("nan")
-    lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
-    return value, float(lo), float(hi)
-
-
 def _unit_rows(a: np.ndarray) -> np.ndarray:
     """Each row scaled to a maximum magnitude of 1, centred, then scaled to unit length: no
     intermediate overflows or underflows whatever the data's finite scale (scores times 1e300
@@ -362,46 +298,3 @@ def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         r = np.einsum("ij,ij->i", _unit_rows(x), _unit_rows(y))
     return np.where(bad, np.nan, np.clip(r, -1.0, 1.0))
-
-
-@dataclass(frozen=True)
-class MetricComparison:
-    """Does metric X correlate better with humans than metric Y: delta = stat(X) - stat(Y),
-    its 95% bootstrap interval and the one-sided p (all NaN when undefined)."""
-
-    delta: float
-    low: float
-    high: float
-    p: float
-    seed: int
-    n: int
-
-
-def compare_metrics(stat: Callable[[np.ndarray, np.ndarray], float], metric_x: np.ndarray,
-                    metric_y: np.ndarray, human: np.ndarray, *, n: int = 1000,
-                    seed: int = 12345) -> MetricComparison:
-    """Paired bootstrap test: does metric X correlate better with humans than metric Y?
-
-    Both metrics are evaluated on the same resampled items (for 1-D input, items with a NaN in
-    X, Y or the human scores are left out first); the p-value is the share of resamples in
-    which X does not beat Y (one-sided, H0: X <= Y), over the resamples where both are defined.
-    ``delta``, ``low``, ``high`` and ``p`` are NaN when undefined.
-
-    Returns:
-        A :class:`MetricComparison`.
-    """
-    _check(n)
-    mx, my, h = _prepare(metric_x, metric_y, human)
-    nan = float("nan")
-    if not len(h):
-        return MetricComparison(nan, nan, nan, nan, seed, n)
-    delta = float(stat(mx, h)) - float(stat(my, h))
-    if np.isnan(delta) or n == 0:
-        return MetricComparison(delta, nan, nan, nan, seed, n)
-    d = np.concatenate([_on_resamples(stat, mx, h, idx) - _on_resamples(stat, my, h, idx)
-                        for idx in _resamples(len(h), n, seed)])
-    d = d[~np.isnan(d)]
-    if not d.size:
-        return MetricComparison(delta, nan, nan, nan, seed, n)
-    lo, hi = np.quantile(d, [0.025, 0.975])
-    return MetricComparison(delta, float(lo), float(hi), float((d <= 0).mean()), seed, n)

@@ -24,16 +24,13 @@ warning) and replaced by a regular file.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import io
 import json
 import os
-import stat
 import warnings
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +40,7 @@ from mtstrata.combine.data import DevCorpus
 from mtstrata.combine.stats import kendall_grouped, pairwise_accuracy, pearson
 from mtstrata.errors import InputError
 from mtstrata.metrics.base import projection
-from mtstrata.output import atomic_write
+from mtstrata.output import atomic_write, locked
 
 
 @dataclass
@@ -323,29 +320,6 @@ def table_path(cache_dir: str | os.PathLike[str], lp_dir: str | os.PathLike[str]
     return Path(cache_dir) / f"{d.parent.name}__{d.name}.npz"
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive lock on ``path.lock`` while a table file is read, merged and replaced."""
-    lock = path.with_name(path.name + ".lock")
-    try:  # never through a planted symlink, never on a FIFO or device
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
-                     | os.O_CLOEXEC, 0o600)
-    except OSError as e:
-        raise InputError(f"cannot open the score-table lock file ({e.strerror}); it must be a "
-                         "regular file (not a symlink): remove it, or pass another --tables "
-                         "directory.", str(lock)) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise InputError("the score-table lock file is not a regular file; remove it, or pass "
-                         "another --tables directory.", str(lock))
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
-
-
 def _cached(path: Path, corpus: DevCorpus) -> ScoreTable:
     """The cached table of ``corpus`` at ``path``, or an empty one: a file of other content (the
     corpus changed in place) or a damaged file is not used (the latter with a warning)."""
@@ -398,7 +372,7 @@ def cached_table(lp_dir: str | os.PathLike[str], specs: Sequence[str],
             table.add(spec, new.sys_scores[spec], new.seg_scores[spec], new.higher[spec])
             table.signatures[spec] = new.signatures[spec]
             table.stat_names[spec] = new.stat_names[spec]
-        with _locked(path):  # keep what another run stored meanwhile, then replace the file
+        with locked(path):  # keep what another run stored meanwhile, then replace the file
             current = _cached(path, corpus)
             for spec in current.metrics():  # the columns we hold under `want` stay ours
                 if spec not in want:
