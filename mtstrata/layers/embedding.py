@@ -22,10 +22,10 @@ The encoder reads at most 256 pieces (the model's ``max_seq_length``): tokens pa
 vector, and ``tokens`` is cut to the tokens that have one (a warning counts such segments).
 
 **Deterministic vectors.** A text's vectors depend on the text only: never on the other texts
-of a run, on the cache, or on ``--jobs``. Measured on WMT17 de-en references, the encoder's
-float32 outputs change in the last bits with the shape of the batch a text is encoded in (its
-padding width and the number of rows) and with torch's number of threads; after float16
-rounding that changed 57 of 150 EMB segment scores between a cached and an uncached run. So
+of a run, on the cache, or on ``--jobs``. The encoder's float32 outputs change in the last
+bits with the shape of the batch a text is encoded in (its padding width and the number of
+rows) and with torch's number of threads, and float16 rounding carries some of those changes
+into EMB segment scores (cached and uncached runs disagreed). So
 a text's vectors are defined as those of a batch of fixed shape decided by its own length:
 ``ROWS`` rows of a width rounded up to a multiple of ``QUANTUM`` pieces, on one torch thread.
 A batch of fewer texts of that width gives the same bits with fewer rows as long as it has at

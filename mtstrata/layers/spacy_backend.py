@@ -133,11 +133,10 @@ class SpacyAnnotator:
     def bundle(self, layers: frozenset[Layer]) -> frozenset[Layer]:
         """The layers to compute when ``layers`` are missing: with ``complete`` (the default),
         every layer once the parser has to run, so that no later run parses the text again for
-        another layer (the parse is most of the cost: all six layers cost about 1.3-1.5x the
-        components of the role labeller's layers alone, and a second pass for entities would
-        cost about 1.6x). Each layer is the same whatever else is computed with it (see the
-        components above), so this changes no number; ``spacy:complete=no`` computes only
-        what is asked."""
+        another layer (the parse is most of the cost, and a second pass for entities would cost
+        more than computing every layer at once). Each layer is the same whatever else is
+        computed with it (see the components above), so this changes no number;
+        ``spacy:complete=no`` computes only what is asked."""
         if self.complete and frozenset(layers) - {Layer.TOKENS}:
             return PROVIDES
         return frozenset(layers)

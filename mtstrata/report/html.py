@@ -4,7 +4,7 @@ The page is ``template.html`` (markup, style and the script of the charts and th
 with three things inlined: the static HTML of :mod:`.static` (overview, tables, provenance:
 readable without JavaScript), plotly.js's *basic* bundle (``vendor/plotly-basic.min.js``, the
 npm package ``plotly.js-basic-dist-min`` of the plotly.js version that the pinned plotly
-package ships: bar and scatter traces, 1.2 MB instead of the full bundle's 4.8 MB; no CDN)
+package ships: bar and scatter traces, a quarter of the full bundle; no CDN)
 and the data, JSON compressed with gzip and base64-encoded (a WMT test set with its
 annotations is tens of MB of JSON, a few MB compressed; the browser inflates it with the
 standard ``DecompressionStream``).
