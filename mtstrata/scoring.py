@@ -49,7 +49,7 @@ class Run:
             value=float(m.score(total)),
             signature=self.signatures[i],
             higher_is_better=m.higher_is_better,
-            scale=getattr(m, "scale", 1.0),
+            scale=m.capabilities().scale,
             details=m.details(total) if details else {},
             segments=[float(x) for x in m.segment_scores(st)] if sentence_level else None,
         )
@@ -59,7 +59,7 @@ class Run:
         whose ``score`` of one row they are (``segment_metric()``, e.g. BLEU's sentence BLEU
         says ``eff:yes``), with the same run facts; the corpus signature for most metrics."""
         m = self.metrics[i]
-        seg = m.segment_metric() if hasattr(m, "segment_metric") else m
+        seg = m.segment_metric()
         if seg is m:
             return self.signatures[i]
         head = m.signature().rpartition("|version:")[0]
@@ -82,7 +82,7 @@ def check_limits(systems: Mapping[str, Sequence[str]], refs: Sequence[Sequence[s
                  metrics: Sequence[Metric], annotated: bool) -> None:
     """Refuse, before any work, segments longer than a metric (or the annotator) can take in
     bounded time and memory, naming the segment."""
-    limits = [(getattr(m, "max_words", None), m.display_name()) for m in metrics]
+    limits = [(m.capabilities().max_words, m.display_name()) for m in metrics]
     words = min(((n, name) for n, name in limits if n), default=None)
     sides = [(f"reference {j + 1}", s) for j, s in enumerate(refs)] + list(systems.items())
     for side, lines in sides:
@@ -106,8 +106,9 @@ def layers_needed(metrics: Sequence[Metric]) -> tuple[set[Layer], dict[Layer, st
     needed: set[Layer] = set()
     schemes: dict[Layer, str] = {}
     for m in metrics:
-        needed |= set(m.requires)
-        for layer, scheme in getattr(m, "schemes", {}).items():
+        caps = m.capabilities()
+        needed |= caps.layers
+        for layer, scheme in caps.schemes.items():
             if schemes.setdefault(layer, scheme) != scheme:
                 raise ConfigError(f"the metrics need {layer} labels in two schemes ({scheme} "
                                   f"and {schemes[layer]}); score them in separate runs.")
@@ -175,9 +176,7 @@ def compute(
                                + [t for h in systems.values() for t in h]))
     the_plan = plan_run(needed, annotation, schemes) if needed else None
     for m in metrics:  # a metric set refuses, before any annotation, a plan it was not fitted on
-        check_run = getattr(m, "check_run", None)
-        if check_run is not None:
-            check_run(the_plan)
+        m.check_run(the_plan)
     segs, ann_sig = annotate_texts(texts, needed, annotation, the_plan)
     # the run's state: what metrics prepare from the references lives as long as the run, what
     # they derive from a system's hypotheses (shared by the metrics) as long as its turn
@@ -220,7 +219,7 @@ def _system_stats(systems: Mapping[str, Sequence[str]], segs: dict[str, Segment]
                os.cpu_count() or 1)
     forked = (jobs > 1 and len(systems) > 2 and options is not None
               and parse_executor(options.executor)[0] == "local"
-              and not any(getattr(m, "runs_model", False) for m in metrics))
+              and not any(m.capabilities().runs_model for m in metrics))
     _SHARED.update(segs=segs, refs=ref_segs, metrics=metrics, options=options, systems=systems)
     try:
         names = iter(systems)

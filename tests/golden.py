@@ -278,7 +278,7 @@ def compute(spec: str) -> dict[str, Any]:
     return {
         "definition": int(type(m).definition),  # type: ignore[attr-defined]
         "signature": bare_signature(m.signature()),
-        "model": bool(getattr(m, "runs_model", False)),
+        "model": m.capabilities().runs_model,
         "stat_names": list(m.stat_names()),  # type: ignore[attr-defined]
         "stats": [[_num(v) for v in row] for row in st],
         "corpus": _num(m.score(total)),

@@ -57,7 +57,8 @@ def test_contract(spec):
     assert {r.shape for r in rows} == {(st.shape[1],)}, "stats length must be constant"
     # metrics whose statistics depend on the batch's reference corpus (NIST's information
     # weights) are additive given that corpus, but a lone segment has other weights
-    corpus_dependent = getattr(m, "corpus_dependent", False)
+    caps = m.capabilities()
+    corpus_dependent = caps.corpus_dependent
     if not corpus_dependent:
         np.testing.assert_allclose(st, np.vstack(rows))
     assert np.isfinite(st).all()
@@ -75,7 +76,7 @@ def test_contract(spec):
     assert better(best, other).all(), (best, other)
     # METEOR's fragmentation penalty 0.5 * (1/m)^3 leaves identity slightly below 1, by an
     # amount that depends on the length: such metrics declare identity_depends_on_length
-    if not corpus_dependent and not getattr(m, "identity_depends_on_length", False):
+    if not corpus_dependent and not caps.identity_depends_on_length:
         assert np.allclose(best, best[0]), f"identity scores differ across segments: {best}"
     assert better(m.score(ident.sum(axis=0)), total)
 

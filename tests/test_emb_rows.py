@@ -9,7 +9,8 @@ import pytest
 
 from mtstrata.layers import embedding as emb
 
-WORDS = ["Seit", "der", "Wahl", ",", "the", "committee", "said", "on", "Tuesday", "that", "1,200", "workers", "would", "lose", "their", "jobs", "unless", "an", "agreement", "is", "reached", "before", "March", "."]
+WORDS = ("Seit der Wahl , the committee said on Tuesday that 1,200 workers "
+         "would lose their jobs unless an agreement is reached before March .").split()
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ the reference state built once (here), and never for metrics that run a model of
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import numpy as np
@@ -56,10 +57,13 @@ def test_forked_scoring_equals_one_process(tmp_path):
 
 
 def test_metrics_with_a_model_of_their_own_score_here(tmp_path):
-    metric = create("bleu")
-    object.__setattr__(metric, "runs_model", True)  # as the embedding metrics declare
+    class ModelMetric(PidMetric):  # declares a model of its own, as a metric may
+        def capabilities(self):
+            return dataclasses.replace(self.inner.capabilities(), runs_model=True)
+
     log = tmp_path / "log"
-    compute(SYSTEMS, REFS, [PidMetric(metric, log)], AnnotationOptions(jobs=2, quiet=True))
+    compute(SYSTEMS, REFS, [ModelMetric(create("bleu"), log)],
+            AnnotationOptions(jobs=2, quiet=True))
     assert {ln.split()[0] for ln in log.read_text().splitlines()} == {str(os.getpid())}
 
 

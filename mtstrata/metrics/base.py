@@ -27,6 +27,29 @@ from mtstrata.registry import format_value
 from mtstrata.segment import Layer, Segment
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a metric instance declares about itself; the run reads these instead of probing
+    attributes (planning, scoring, parallelism, listings, reports)."""
+
+    #: the layers its statistics read (the run annotates them)
+    layers: frozenset[Layer]
+    #: the label scheme each labelled layer must have (checked by the plan before any model)
+    schemes: dict[Layer, str]
+    #: a segment's statistics depend on the other segments of the batch (NIST's information
+    #: weights, idf): one segment scored alone may differ from its row in a corpus
+    corpus_dependent: bool
+    #: it runs a model of its own while scoring: such a run is scored in one process
+    runs_model: bool
+    #: the value of a perfect score (100 for BLEU, chrF, TER; inf for NIST)
+    scale: float
+    higher_is_better: bool
+    #: the longest segment (in words) it accepts, or None
+    max_words: int | None
+    #: the score of a hypothesis against itself depends on its length (METEOR's fragmentation)
+    identity_depends_on_length: bool
+
+
 @runtime_checkable
 class Metric(Protocol):
     """What every metric provides (see the module docstring)."""
@@ -48,6 +71,12 @@ class Metric(Protocol):
     def signature(self) -> str: ...
 
     def display_name(self) -> str: ...
+
+    def capabilities(self) -> Capabilities: ...
+
+    def check_run(self, plan: Any) -> None: ...
+
+    def segment_metric(self) -> Any: ...
 
 
 class MetricBase:
@@ -75,6 +104,10 @@ class MetricBase:
     #: whether the metric runs a model of its own while scoring (the embedding metrics): such a
     #: run is scored in one process (see ``mtstrata.scoring``)
     runs_model: ClassVar[bool] = False
+    #: see :class:`Capabilities` (a metric whose answer depends on its parameters overrides it
+    #: with a property)
+    corpus_dependent: ClassVar[bool] = False
+    identity_depends_on_length: ClassVar[bool] = False
     #: libraries whose code computes the numbers (their versions go into the signature)
     libraries: ClassVar[tuple[str, ...]] = ()
     #: label schemes the metric's element inventories are written for (checked by the plan)
@@ -102,6 +135,24 @@ class MetricBase:
     def stat_names(self) -> tuple[str, ...]:
         """Names of the statistic columns, in order (unique within the metric)."""
         return self.statistics
+
+    def capabilities(self) -> Capabilities:
+        """This instance's :class:`Capabilities`, from its declarations."""
+        return Capabilities(
+            layers=frozenset(self.requires), schemes=dict(self.schemes),
+            corpus_dependent=bool(self.corpus_dependent), runs_model=bool(self.runs_model),
+            scale=float(self.scale), higher_is_better=bool(self.higher_is_better),
+            max_words=self.max_words,
+            identity_depends_on_length=bool(self.identity_depends_on_length))
+
+    def check_run(self, plan: Any) -> None:
+        """Refuse, before any annotation, a run plan this metric cannot be computed under
+        (``plan`` is None when the run annotates nothing); any plan by default."""
+
+    def segment_metric(self) -> Any:
+        """The metric whose ``score`` of one row is a segment score (BLEU's sentence BLEU
+        forces effective order); this one by default."""
+        return self
 
     def stats_family(self) -> type:
         """The class whose statistics these are (a preset subclass such as chrF++ shares its

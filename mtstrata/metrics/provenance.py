@@ -40,8 +40,9 @@ def plan_for(members: Iterable[Metric], options: Any = None) -> Any:
     needed: set[Layer] = set()
     schemes: dict[Layer, str] = {}
     for m in members:
-        needed |= set(m.requires)
-        for layer, scheme in getattr(m, "schemes", {}).items():
+        caps = m.capabilities()
+        needed |= caps.layers
+        for layer, scheme in caps.schemes.items():
             schemes.setdefault(layer, scheme)
     return plan_run(needed, options, schemes) if needed else None
 

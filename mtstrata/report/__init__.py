@@ -69,8 +69,8 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         "systems": run.systems, "baseline": baseline, "n_segments": len(refs[0]),
         "n_refs": len(refs), "source": source is not None,
         "metrics": [{"name": labels[i], "spec": specs[i], "higher": m.higher_is_better,
-                     "kind": D.metric_kind(m), "scale": getattr(m, "scale", 1.0)
-                     if abs(getattr(m, "scale", 1.0)) != float("inf") else None}
+                     "kind": D.metric_kind(m), "scale": m.capabilities().scale
+                     if abs(m.capabilities().scale) != float("inf") else None}
                     for i, m in enumerate(built)],
     }
     rows = D.overview(run, labels, baseline, resamples, seed)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -92,6 +93,12 @@ class TypeIndex(dict):
 Encode = Callable[["Extractor", Columns, Vocab], Occurrences]
 
 
+@lru_cache(maxsize=256)
+def _type_index(types: tuple[str, ...]) -> TypeIndex:
+    """The index of an inventory (a pure function of it: one per distinct inventory)."""
+    return TypeIndex(types)
+
+
 @dataclass(frozen=True)
 class Extractor:
     """A registered extractor: ``encode(self, columns, vocab)`` gives the occurrences."""
@@ -104,11 +111,7 @@ class Extractor:
 
     @property
     def type_index(self) -> TypeIndex:
-        idx = self.__dict__.get("_tix")
-        if idx is None:
-            idx = TypeIndex(self.types)
-            object.__setattr__(self, "_tix", idx)
-        return idx
+        return _type_index(self.types)
 
     def resolve(self, label: str) -> str:
         """The inventory spelling of a type named by a user (case-insensitive)."""
