@@ -22,8 +22,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-DEFAULT = Path(os.environ.get("MTSTRATA_DATA", Path(__file__).resolve().parents[2] / "shared"
-                              / "data")) / "wmt17_toen_da" / "de-en"
+_BESIDE = Path(__file__).resolve().parents[2] / "shared" / "data"
+DEFAULT = Path(os.environ.get("MTSTRATA_DATA") or (_BESIDE if _BESIDE.is_dir() else
+                                                   "/work/shared/data")) / "wmt17_toen_da" / "de-en"
 
 
 def cpu_of(cmd: list[str]) -> float:
