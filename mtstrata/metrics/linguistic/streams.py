@@ -128,17 +128,38 @@ class StreamNIST(MetricBase):
         return nist_score(stats, NIST_ORDER)
 
 
-def _variant(base: type, cls_name: str, name: str, stream: Extractor, description: str) -> None:
-    """Make and register the metric ``base`` over ``stream`` (its layers are the stream's)."""
-    cls = dataclass(frozen=True)(type(cls_name, (base,), {
-        "name": name, "stream": stream, "requires": stream.layers, "__module__": __name__,
-        "__qualname__": cls_name}))
-    globals()[cls_name] = cls  # importable (and picklable) by name
-    REGISTRY.add(name, cls, description, tuple(sorted(x.value for x in stream.layers)))
+def _layers(stream: Extractor) -> tuple[str, ...]:
+    return tuple(sorted(x.value for x in stream.layers))
 
 
-_variant(StreamBLEU, "LemmaBLEU", "SP-lBLEU", LEMMA_STREAM, "BLEU over the lemma stream")
-_variant(StreamBLEU, "PosBLEU", "SP-pBLEU", POS_STREAM,
-         "BLEU over the fine POS tag stream (PoS-BLEU)")
-_variant(StreamNIST, "LemmaNIST", "SP-lNIST", LEMMA_STREAM, "NIST (n=5) over the lemma stream")
-_variant(StreamNIST, "PosNIST", "SP-pNIST", POS_STREAM, "NIST (n=5) over the fine POS tag stream")
+@REGISTRY.register("SP-lBLEU", "BLEU over the lemma stream", _layers(LEMMA_STREAM))
+@dataclass(frozen=True)
+class LemmaBLEU(StreamBLEU):
+    name: ClassVar[str] = "SP-lBLEU"
+    stream: ClassVar[Extractor] = LEMMA_STREAM
+    requires: ClassVar[frozenset[Layer]] = LEMMA_STREAM.layers
+
+
+@REGISTRY.register("SP-pBLEU", "BLEU over the fine POS tag stream (PoS-BLEU)",
+                   _layers(POS_STREAM))
+@dataclass(frozen=True)
+class PosBLEU(StreamBLEU):
+    name: ClassVar[str] = "SP-pBLEU"
+    stream: ClassVar[Extractor] = POS_STREAM
+    requires: ClassVar[frozenset[Layer]] = POS_STREAM.layers
+
+
+@REGISTRY.register("SP-lNIST", "NIST (n=5) over the lemma stream", _layers(LEMMA_STREAM))
+@dataclass(frozen=True)
+class LemmaNIST(StreamNIST):
+    name: ClassVar[str] = "SP-lNIST"
+    stream: ClassVar[Extractor] = LEMMA_STREAM
+    requires: ClassVar[frozenset[Layer]] = LEMMA_STREAM.layers
+
+
+@REGISTRY.register("SP-pNIST", "NIST (n=5) over the fine POS tag stream", _layers(POS_STREAM))
+@dataclass(frozen=True)
+class PosNIST(StreamNIST):
+    name: ClassVar[str] = "SP-pNIST"
+    stream: ClassVar[Extractor] = POS_STREAM
+    requires: ClassVar[frozenset[Layer]] = POS_STREAM.layers
