@@ -77,6 +77,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "_rows, types, ids = ex.encode(ex, Columns([seg], [1]), vocab)"):
         "items() discards the row labels it passes; Columns and every extractor use ``rows`` "
         "only as the labels of what they return (their own arrays are indexed by position)",
+    ("mtstrata/metrics/linguistic/bllip.py",
+     "hits, hyp, ref = (float(x) for x in stats[2:5])",
+     "hits, hyp, ref = (float(x) for x in stats[2:6])"):
+        "Bllip's statistics are always 5 wide (score_sum, defined, hits, hyp, ref): the slice "
+        "[2:6] is [2:5]",
 }
 
 
