@@ -46,17 +46,19 @@ def test_it_is_a_metric_of_one_system(m):
     assert "norm" not in m.signature()
 
 
-def test_record_sets_reads_the_bounds_of_a_learned_set():
+def test_record_sets_reads_the_bounds_of_a_learned_set(tmp_path):
     # scripts/record_sets.py --verify checks a set's stored bounds against today's scores; a
     # learned set file holds its levels at its top ("seg", "sys"), not under "levels"
     import json
 
     import record_sets
 
-    from mtstrata.metrics.ulc import SETS_DIR
+    from mtstrata.metrics.learned_set import LearnedSet, Level
+    from mtstrata.metrics.setfile import Norm
 
-    data = json.loads((SETS_DIR / "ULC-years.json").read_text(encoding="utf-8"))
-    got = record_sets._bounds(data)
-    for level in ("seg", "sys"):
-        assert got[level] == [(n["metric"], n["low"], n["high"]) for n in data[level]["norms"]]
-        assert len(got[level]) == len(data[level]["norms"]) > 0
+    seg = (Norm("chrf", 0.0, 100.0), Norm("wer", 0.0, 2.0, False))
+    sys_ = (Norm("chrf", 20.0, 60.0), Norm("wer", 0.3, 0.9, False))
+    LearnedSet(Level(seg, (1.0, 0.5), 1.0), Level(sys_, (0.2, 0.0), 1.0)).save(tmp_path / "l.json")
+    got = record_sets._bounds(json.loads((tmp_path / "l.json").read_text(encoding="utf-8")))
+    assert got == {"seg": [("chrf", 0.0, 100.0), ("wer", 0.0, 2.0)],
+                   "sys": [("chrf", 20.0, 60.0), ("wer", 0.3, 0.9)]}
