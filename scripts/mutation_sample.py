@@ -82,6 +82,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "hits, hyp, ref = (float(x) for x in stats[2:6])"):
         "Bllip's statistics are always 5 wide (score_sum, defined, hits, hyp, ref): the slice "
         "[2:6] is [2:5]",
+    ("mtstrata/metrics/lexical/tbleu.py", "if not hyp or not ref or eps <= 0:",
+     "if not hyp or not ref and eps <= 0:"):
+        "a shortcut: the cases it no longer returns early for (eps <= 0 with a reference) reach "
+        "_may_correct, whose long_r = {w : len(w) * eps >= 1 - 1e-12} is then empty, so the "
+        "same uncorrected words and weights are returned",
 }
 
 
@@ -96,7 +101,15 @@ class Mutant:
         return f"{self.path}:{self.line}: {self.before.strip()} -> {self.after.strip()}"
 
     def equivalent(self) -> str | None:
-        return EQUIVALENT.get((self.path, self.before.strip(), self.after.strip()))
+        got = EQUIVALENT.get((self.path, self.before.strip(), self.after.strip()))
+        if got is None and self.path == "mtstrata/layers/srl/linear.py" and any(
+                self.before[:i] + "-2" + self.before[i + 2:] == self.after
+                and re.match(r"-1(\)|,|$)", self.before[i:i + 3])
+                and re.search(r"(\.get\([^()]*, |else )$", self.before[:i])
+                for i in range(len(self.before))) and "self.features.get" not in self.before:
+            got = ("-1 is the 'unknown feature' id of a row of column ids; matrix_ids keeps "
+                   "ids >= 0 only, so any negative default is the same")
+        return got
 
 
 def _skip_lines(tree: ast.AST) -> set[int]:
