@@ -1,15 +1,17 @@
 """``mtstrata report``: one self-contained HTML file for error analysis.
 
 :func:`build_report` scores the systems (one :func:`mtstrata.scoring.compute` run, annotated
-segments kept) and gathers the numbers (:mod:`.data`), compare-mt's analyses with linguistic
-ones (:mod:`.analyses`: :mod:`.buckets`, :mod:`.salience`) and the Plotly figures
-(:mod:`.charts`); :func:`mtstrata.report.html.write_html` renders them into the page
-(template.html; the static HTML of :mod:`.static` and :mod:`.analysis_html`, readable without
-JavaScript; plotly.js's basic bundle inlined; the data embedded as compressed JSON).
+segments kept) and gathers the numbers (:mod:`.data`), those of every registered section
+(:mod:`.sections`, one module each, e.g. compare-mt's analyses with linguistic ones in
+:mod:`.sections.analyses`) and the Plotly figures (:mod:`.charts`);
+:func:`mtstrata.report.html.write_html` renders them into the page (template.html; the static
+HTML of :mod:`.static` and of the sections, readable without JavaScript; plotly.js's basic
+bundle inlined; the data embedded as compressed JSON).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -49,8 +51,8 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     """
     from mtstrata.combine.significance import check_resampling
     from mtstrata.report import data as D
-    from mtstrata.report.analyses import build_analyses, choose_pair
     from mtstrata.report.charts import build_charts
+    from mtstrata.report.sections import Context, sections
 
     if source is not None and len(source) != len(refs[0]):
         raise InputError(f"the source has {len(source)} segments and the references "
@@ -59,7 +61,10 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         raise InputError(f"baseline {baseline!r} is not one of the systems {list(systems)}; "
                          "pass its file stem or include its file in -i.")
     check_resampling(resamples, seed, len(refs[0]))
-    chosen = choose_pair(list(systems), baseline, pair)
+    ctx = Context(refs, systems, baseline, (), None, source, pair, freq_corpus, freq_name)
+    parts = sections()
+    for part in parts:
+        part.check(ctx)  # bad options are refused before any work
     built = [metrics.create(s) for s in specs]
     labels = metric_labels(specs, built)
     clock = _Clock()
@@ -84,8 +89,12 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     clock("ranking and per-type values")
     data["segments"] = D.segment_table(run, refs, systems, labels, source)
     clock("segment table and annotations")
-    data["analyses"] = build_analyses(refs, systems, chosen, run, freq_corpus, freq_name)
-    clock("analyses (buckets, salient types)")
+    ctx = dataclasses.replace(ctx, labels=labels, run=run)
+    for part in parts:
+        value = part.compute(ctx)
+        if value is not None:
+            data[part.name] = value
+        clock(part.phase)
     data["provenance"] = D.provenance(run, labels, command, resamples, seed)
     data["charts"] = build_charts(data)
     clock("charts")

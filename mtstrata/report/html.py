@@ -1,13 +1,13 @@
 """Render a report's data into one self-contained HTML file.
 
 The page is ``template.html`` (markup, style and the script of the charts and the explorer)
-with three things inlined: the static HTML of :mod:`.static` (overview, tables, provenance:
-readable without JavaScript), plotly.js's *basic* bundle (``vendor/plotly-basic.min.js``, the
-npm package ``plotly.js-basic-dist-min`` of the plotly.js version that the pinned plotly
-package ships: bar and scatter traces, a quarter of the full bundle; no CDN)
-and the data, JSON compressed with gzip and base64-encoded (a WMT test set with its
-annotations is tens of MB of JSON, a few MB compressed; the browser inflates it with the
-standard ``DecompressionStream``).
+with three things inlined: the static HTML of :mod:`.static` (overview, tables, provenance)
+and of the registered sections (:mod:`.sections`), readable without JavaScript; plotly.js's
+*basic* bundle (``vendor/plotly-basic.min.js``, the npm package ``plotly.js-basic-dist-min``
+of the plotly.js version that the pinned plotly package ships: bar and scatter traces, a
+quarter of the full bundle; no CDN) and the data, JSON compressed with gzip and
+base64-encoded (a WMT test set with its annotations is tens of MB of JSON, a few MB
+compressed; the browser inflates it with the standard ``DecompressionStream``).
 
 Placeholders are filled in one pass over the template, so a placeholder's name inside user
 text (a system called ``__PROVENANCE__``) is never filled in.
@@ -57,9 +57,10 @@ def plotly_version(js: str) -> str:
 
 def parts(data: Mapping[str, Any]) -> dict[str, str]:
     """What fills each placeholder of the template."""
-    from mtstrata.report import static
+    from mtstrata.report import sections, static
 
     meta = data["meta"]
+    body, links = sections.render(data, sections.sections())
     return {
         "REPORT_TITLE": static.esc(f"mtstrata report: {len(meta['systems'])} systems"),
         "BASELINE": static.esc(meta["baseline"]),
@@ -67,7 +68,8 @@ def parts(data: Mapping[str, Any]) -> dict[str, str]:
         "SIGNIFICANCE": static.significance_table(data),
         "DISAGREEMENT": static.disagreement_table(data),
         "LAYERS": static.layer_tables(data),
-        "ANALYSES": static.analyses(data),
+        "SECTIONS": body,
+        "SECTION_LINKS": links,
         "PROVENANCE": static.provenance(data),
         "REPORT_DATA": encode(data),
         "PLOTLY_JS": PLOTLY_JS.read_text(encoding="utf-8"),

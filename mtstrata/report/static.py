@@ -2,7 +2,7 @@
 
 The overview (each system's score as ``mtstrata score`` prints it, its bootstrap interval, the
 significance mark against the baseline), where the metrics disagree, the per-type tables of the
-linguistic families (with counts), the analyses and the provenance (command, signatures) are
+linguistic families (with counts) and the provenance (command, signatures) are
 plain markup; the page's script only adds charts and the explorer. Every string that came from
 the user (system names, file stems, metric names and specs, texts) goes through :func:`esc`.
 """
@@ -189,11 +189,3 @@ def provenance(data: Mapping[str, Any]) -> str:
         "</td></tr>" for m in p["models"]) + "</tbody></table>"
     return h
 
-
-def analyses(data: Mapping[str, Any]) -> str:
-    """The compare-mt-style analyses (:mod:`.analysis_html`), or a line saying there are none."""
-    if not data.get("analyses"):
-        return "<p>No analyses in this report.</p>"
-    from mtstrata.report.analysis_html import render
-
-    return render(data["analyses"], data["meta"])
