@@ -31,6 +31,7 @@ import numpy as np
 
 from mtstrata.errors import ConfigError, MissingLayerError
 from mtstrata.metrics.linguistic.columns import Columns
+from mtstrata.registry import Registry
 from mtstrata.segment import Layer, Segment
 
 OTHER = "other"
@@ -109,6 +110,10 @@ class Extractor:
     layers: frozenset[Layer]
     description: str = ""
 
+    def __call__(self) -> Extractor:
+        """The extractor itself: its own factory in :data:`EXTRACTORS`."""
+        return self
+
     @property
     def type_index(self) -> TypeIndex:
         return _type_index(self.types)
@@ -138,7 +143,20 @@ class Extractor:
                 )
 
 
-EXTRACTORS: dict[str, Extractor] = {}
+class ExtractorRegistry(Registry[Extractor]):
+    """The registered extractors: the :class:`~mtstrata.registry.Registry` mechanism (names,
+    lookup with suggestions, entry points), each entry's factory being the extractor itself
+    (:meth:`Extractor.__call__`); ``EXTRACTORS[name]`` is the extractor."""
+
+    def __getitem__(self, name: str) -> Extractor:
+        return self.lookup(name)[0].factory()
+
+
+#: every extractor: this package's modules register theirs with :func:`extractor` on import,
+#: other distributions through the entry-point group ``mtstrata.extractors`` (a module that
+#: registers its extractors, or an :class:`Extractor` named by the entry point)
+EXTRACTORS = ExtractorRegistry("element extractor", plugin_package="mtstrata.metrics.linguistic",
+                               entry_points="mtstrata.extractors")
 
 
 def extractor(name: str, types: tuple[str, ...], layers: Iterable[Layer], description: str
@@ -146,10 +164,11 @@ def extractor(name: str, types: tuple[str, ...], layers: Iterable[Layer], descri
     """Decorator registering an encode function under ``name`` with its type inventory."""
 
     def deco(fn: Encode) -> Extractor:
-        if name in EXTRACTORS:
+        if name.lower() in EXTRACTORS._exact:
             raise ValueError(f"extractor {name!r} is registered twice")
         inv = tuple(types) + ((OTHER,) if OTHER not in types else ())
-        ex = EXTRACTORS[name] = Extractor(name, fn, inv, frozenset(layers), description)
+        ex = Extractor(name, fn, inv, frozenset(layers), description)
+        EXTRACTORS.add(name, ex, description, tuple(sorted(x.value for x in ex.layers)))
         return ex
 
     return deco
