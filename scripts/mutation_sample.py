@@ -87,6 +87,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "a shortcut: the cases it no longer returns early for (eps <= 0 with a reference) reach "
         "_may_correct, whose long_r = {w : len(w) * eps >= 1 - 1e-12} is then empty, so the "
         "same uncorrected words and weights are returned",
+    ("mtstrata/metrics/lexical/bleu.py",
+     "total = [int(round(x)) for x in stats[2 + o:2 + 2 * o]]",
+     "total = [int(round(x)) for x in stats[2 + o:3 + 2 * o]]"):
+        "the extra item (sbp_min) is never read: sacreBLEU's compute_bleu reads total[n - 1] "
+        "for n = 1..max_ngram_order only and we keep only its .score",
 }
 
 
