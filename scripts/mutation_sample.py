@@ -1,10 +1,17 @@
 """A sampled mutation score of mtstrata's metrics/, combine/ and layers/ (no mutmut needed).
 
-Usage::
+Usage (run long jobs under ``nice -n 10``; the trace takes ~23 min on 2 shared cores)::
 
-    python scripts/mutation_sample.py trace [--map mutation-map.json]
-    python scripts/mutation_sample.py run [--n 200] [--seed 26] [--map mutation-map.json]
-        [--out FILE.tsv] [--only PATH_PREFIX]
+    python scripts/mutation_sample.py trace --map MAP.json        # once per commit
+    python scripts/mutation_sample.py run --map MAP.json --n 200 --seed 26 \
+        [--skip K --limit L] [--add tests/test_new.py ...] --out part1.tsv
+    python scripts/mutation_sample.py run ... --pick 3,8 --add tests/test_new.py --out part2.tsv
+    python scripts/mutation_sample.py score part1.tsv part2.tsv   # a re-run mutant: last wins
+
+A run may be split in parts (``--skip``/``--limit``: any prefix of the draw is itself a random
+sample); ``--add`` brings test files written after the trace into the snapshot and runs them for
+every mutant (killed mutants stay killed when tests are added, so re-running only the
+survivors with them, ``--pick``, gives the same score as a whole new run).
 
 **Mutants.** Every candidate is one small change of one line of a module under
 ``mtstrata/metrics``, ``mtstrata/combine`` or ``mtstrata/layers``, of the kinds mutmut makes: a
@@ -92,6 +99,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "total = [int(round(x)) for x in stats[2 + o:3 + 2 * o]]"):
         "the extra item (sbp_min) is never read: sacreBLEU's compute_bleu reads total[n - 1] "
         "for n = 1..max_ngram_order only and we keep only its .score",
+    ("mtstrata/metrics/ulc.py",
+     "specs: tuple[str, ...] = field(init=False, compare=False, repr=False)",
+     "specs: tuple[str, ...] = field(init=False, compare=True, repr=False)"):
+        "specs is derived in __post_init__ from the set file that the compared field set names "
+        "(and sha256 pins): equal sets give equal specs, so equality and hashing do not change",
 }
 
 
