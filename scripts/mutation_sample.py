@@ -104,6 +104,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "specs: tuple[str, ...] = field(init=False, compare=True, repr=False)"):
         "specs is derived in __post_init__ from the set file that the compared field set names "
         "(and sha256 pins): equal sets give equal specs, so equality and hashing do not change",
+    ("mtstrata/metrics/learned_set.py",
+     "for n, w in zip(self.norms, self.weights, strict=True)], axis=0)",
+     "for n, w in zip(self.norms, self.weights, strict=False)], axis=0)"):
+        "Level.__post_init__ refuses norms and weights of different lengths and the dataclass "
+        "is frozen, so the zip never sees unequal lengths",
 }
 
 
