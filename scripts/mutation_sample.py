@@ -109,6 +109,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "for n, w in zip(self.norms, self.weights, strict=False)], axis=0)"):
         "Level.__post_init__ refuses norms and weights of different lengths and the dataclass "
         "is frozen, so the zip never sees unequal lengths",
+    ("mtstrata/metrics/lexical/bleu.py", "strict=True)]", "strict=False)]"):
+        "stats_batch's zip(matches, table): matches is built by zip(hyps, table, strict=True) "
+        "over the same table, after len(hyps) == len(refs) is checked, so lengths are equal",
 }
 
 
