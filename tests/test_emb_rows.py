@@ -9,8 +9,9 @@ import pytest
 
 from mtstrata.layers import embedding as emb
 
-WORDS = ("Seit der Wahl , the committee said on Tuesday that 1,200 workers "
-         "would lose their jobs unless an agreement is reached before March .").split()
+WORDS = ["Seit", "der", "Wahl", ",", "the", "committee", "said", "on", "Tuesday", "that",
+         "1,200", "workers", "would", "lose", "their", "jobs", "unless", "an", "agreement",
+         "is", "reached", "before", "March", "."]
 
 
 @pytest.fixture(scope="module")

@@ -294,12 +294,18 @@ def encoder(name: str = MODEL) -> Encoder:
 
 
 # ------------------------------------------------------------------------ the provider
-def _encode_task(job: tuple[str, list[list[Item]]]) -> list[bytes]:
-    """Run in a worker process (forked after the model loaded): the emb payloads of the texts
-    of some batches, in order."""
-    name, task = job
+def _encode_task(job: tuple[str, list[str]]) -> tuple[list[bytes], int]:
+    """Run in a worker process (forked after the model loaded): the emb payloads of some
+    texts, in order (tokenized and cut into batches of one width here), and how many of them
+    were cut at the model's length."""
+    name, texts = job
     enc = encoder(name)
-    return [blob for batch in task for blob in enc.encode_batch(batch)]
+    items = enc.prepare(texts)
+    out: list[bytes] = [b""] * len(items)
+    for batch in batches(items):
+        for i, blob in zip(batch, enc.encode_batch([items[i] for i in batch]), strict=True):
+            out[i] = blob
+    return out, sum(1 for tl, _, words in items if tl and max(words) + 1 < len(tl))
 
 
 def _quiet_tokenizer() -> None:
@@ -321,33 +327,29 @@ class EmbeddingProvider:
     def embed(self, texts: Sequence[str], jobs: int = 1, quiet: bool = True
               ) -> Iterator[tuple[list[str], list[bytes]]]:
         """The emb payloads (:func:`mtstrata.payloads.emb_payload`) of ``texts``, a task at a
-        time. The model loads here (once, on one thread), the texts are tokenized and cut into
-        batches of one width here, and ``jobs`` worker processes (at most the usable cores)
-        forked from this one encode the tasks; one task: no worker."""
+        time. The model loads here (once, on one thread); the texts, in order of length, are
+        cut into tasks of ``TASK``, and ``jobs`` worker processes (at most the usable cores)
+        forked from this one tokenize and encode them (one task: no worker). A vector does not
+        depend on the task or batch its text lands in (see "Deterministic vectors")."""
         from mtstrata.layers.executors import forked_map, usable_cores
 
         model_info(self.model)  # a bad lock entry fails before anything loads
         _quiet_tokenizer()
         enc = encoder(self.model)
-        items = enc.prepare(texts)
-        cut = sum(1 for tl, _, words in items if tl and max(words) + 1 < len(tl))
-        tasks: list[list[list[int]]] = [[]]
-        for batch in batches(items):
-            if tasks[-1] and sum(map(len, tasks[-1])) + len(batch) > TASK:
-                tasks.append([])
-            tasks[-1].append(batch)
-        tasks = [t for t in tasks if t]
-        jobs_in = ((self.model, [[items[i] for i in b] for b in t]) for t in tasks)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # fuller batches
+        tasks = [[texts[i] for i in order[k:k + TASK]] for k in range(0, len(order), TASK)]
+        jobs_in = ((self.model, t) for t in tasks)
         workers = max(1, min(jobs, usable_cores(), len(tasks)))
-        with progress.bar("embedding", total=len(items), unit="seg", quiet=quiet,
+        cut = 0
+        with progress.bar("embedding", total=len(texts), unit="seg", quiet=quiet,
                           min_total=300) as bar:
             if workers > 1:
                 done = forked_map(_encode_task, jobs_in, workers, "embedding",
                                   lost=" The texts embedded so far are in the cache.")
             else:
                 done = map(_encode_task, jobs_in)
-            for task, blobs in zip(tasks, done, strict=True):
-                part = [texts[i] for b in task for i in b]
+            for part, (blobs, n) in zip(tasks, done, strict=True):
+                cut += n
                 bar.update(len(part))
                 yield part, blobs
         if cut:

@@ -52,7 +52,7 @@ CODE: dict[str, tuple[str, str, tuple[str, ...]]] = {
     # the sentence-embedding model's pooling, batching and stored form (digest re-recorded at
     # version 3 when `tokenize` took sacreBLEU's tokenizer from mtstrata.tokenizers instead of
     # metrics.lexical.bleu: the same function moved, no conversion changed)
-    "emb": ("3", "24f8090ebf04b294e826329657f04b6f4fc8bcf41d8b260477df11e36b4e3b62", (
+    "emb": ("3", "cac83b8c54392e01b8795bcbc2ad87848458922cf56f0a868058c8d16794c2b6", (
         "mtstrata.layers.embedding:Encoder", "mtstrata.layers.embedding:tokenize",
         "mtstrata.layers.embedding:one_thread", "mtstrata.layers.embedding:EmbeddingProvider",
         "mtstrata.layers.embedding:width", "mtstrata.layers.embedding:batches",
