@@ -116,6 +116,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
      "a = a / np.where(big >= 0, big, 1.0)"):
         "big = max |a| of a row is 0 only for an all-zero row, which is constant: _unit_rows' "
         "only caller, _pearson_rows, masks constant rows as NaN whatever _unit_rows returns",
+    ("mtstrata/metrics/lexical/chars.py",
+     "cur = np.full(len(lines.codes), -1, dtype=np.int64)  # id of the gram starting there",
+     "cur = np.full(len(lines.codes), +1, dtype=np.int64)  # id of the gram starting there"):
+        "_ids never reads the initial fill: order 1 uses zeros for prev and sets cur[:] = -1 "
+        "before order 2 reads cur",
 }
 
 
