@@ -110,3 +110,18 @@ def test_list_metrics_prints_the_declared_ranges(capsys):
     lines = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines()}
     assert "[0, inf)" in lines["ter"] and "[0, 100]" in lines["bleu"]
     assert "(-inf, 1]" in lines["wrr"] and "(-inf, inf)" in lines["ULC"]
+
+
+
+def test_every_bundled_set_is_declared_unbounded(capsys):
+    """A set normalises its members by bounds fitted on a sample: a system outside that
+    sample's range leaves 0-1 (ULC-years scores the sample's 'neural' system 1.21), so every
+    bundled set is declared (-inf, inf), as an instance and in `list metrics`."""
+    from mtstrata.cli import main
+    from mtstrata.metrics.ulc import BUNDLED
+
+    assert main(["list", "metrics"]) == 0
+    lines = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines() if ln.strip()}
+    for name in BUNDLED:
+        assert format_range(*declared_range(name, metrics.create(name))) == "(-inf, inf)", name
+        assert "(-inf, inf)" in lines[name], lines[name]

@@ -16,7 +16,7 @@ INF = math.inf
 #: range goes below 0 or above 1 (measured -27 to 2.7 on plain inputs), so it is unbounded.
 #: EMB-* are (best-reference, greedy-matched) cosines: -1 to 1.
 RANGES: dict[str, tuple[float, float]] = {
-    "ULC": (-INF, INF), "ULC-lex": (-INF, INF), "ULC-emb": (-INF, INF),
+    "ULC": (-INF, INF), "ULC-lex": (-INF, INF), "ULC-emb": (-INF, INF), "ULC-years": (-INF, INF),
     "EMB-cos": (-1.0, 1.0), "EMB-F": (-1.0, 1.0), "EMB-P": (-1.0, 1.0), "EMB-R": (-1.0, 1.0),
 }
 
