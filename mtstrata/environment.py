@@ -25,6 +25,8 @@ class Check:
     used_by: str = ""
     #: the extra that installs it (``emb``, ``learned``); absent, it is optional
     extra: str = ""
+    #: said beside an ok line (a newer build of a tool no number depends on)
+    note: str = ""
 
     @property
     def ok(self) -> bool:
@@ -56,8 +58,14 @@ def check_environment() -> list[Check]:
         fix = (f"apt-get install -y --no-install-recommends {d['name']}={d['version']}   (as "
                "root; or: mtstrata models --install)" if d.get("source") == "debian"
                else lock.SETUP_COMMAND)
-        out.append(Check("data", d["name"], d["version"], wordnet.installed_data_version(d),
-                         fix))
+        have = wordnet.installed_data_version(d)
+        if have is not None and have != d["version"] and lock.newest_allowed(d):
+            # the security archive's newer build, installed by the set-up: said, not a problem
+            out.append(Check("data", d["name"], d["version"], d["version"], fix,
+                             note=f"installed {have}, a newer build (Debian's security archive "
+                             "keeps only its newest; no number depends on it)"))
+            continue
+        out.append(Check("data", d["name"], d["version"], have, fix))
     for w in pins.get("wordnet", []):
         problem = wordnet.wordnet_problem()
         out.append(Check("data", w["name"], w["version"], None if problem and "missing" in

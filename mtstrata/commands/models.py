@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
                                    "MISSING" if c.installed is None else
                                    f"DIFFERS ({c.problem or f'installed {c.installed}'})")
         print(f"{c.kind:8} {c.name.ljust(width)}  {c.pinned:10}  {state}")
+        if c.note:
+            print(f"{'':8} note: {c.note}")
         if not c.ok:
             if absent_extra:
                 optional[c.extra] = c.used_by
