@@ -39,6 +39,7 @@ import hashlib
 import logging
 import os
 import sqlite3
+import threading
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -74,6 +75,19 @@ def key(layer_key: str, text: str) -> bytes:
     return hashlib.sha256(f"{layer_key}\0{text}".encode()).digest()
 
 
+class _GcPauses:
+    """How many :func:`gc_paused` blocks are open in this process, and whether the collector
+    was enabled before the first one opened (the state the last one to close restores)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.open = 0
+        self.was_enabled = False
+
+
+_GC_PAUSES = _GcPauses()
+
+
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while many small objects are built.
@@ -81,14 +95,24 @@ def gc_paused() -> Iterator[None]:
     Decoding tens of thousands of segments creates millions of lists and tokens that are all
     kept; every allocation threshold then triggers a collection that walks them all again.
     Nothing built here has cycles, so nothing is lost by pausing it.
+
+    The collector is process-wide, so the pauses are counted: blocks may nest or overlap (in
+    threads, or in generators closed in any order), the collector stays off until the last one
+    closes, and then it is as the caller had it (a collector the caller disabled stays so).
     """
-    was = gc.isenabled()
-    gc.disable()
+    p = _GC_PAUSES
+    with p.lock:
+        if p.open == 0:
+            p.was_enabled = gc.isenabled()
+            gc.disable()
+        p.open += 1
     try:
         yield
     finally:
-        if was:
-            gc.enable()
+        with p.lock:
+            p.open -= 1
+            if p.open == 0 and p.was_enabled:
+                gc.enable()
 
 
 class CacheWarning(UserWarning):

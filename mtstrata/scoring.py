@@ -8,6 +8,7 @@ sentence scores, details and everything in :mod:`mtstrata.combine` derive.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -191,15 +192,34 @@ def compute(
     return run
 
 
-#: what forked scoring workers read (set by the parent just before they fork)
-_SHARED: dict[str, Any] = {}
+@dataclass(frozen=True)
+class _Turns:
+    """What scoring one system reads: the run's segments, references, metrics and systems."""
+
+    segs: dict[str, Segment]
+    refs: Prepared
+    metrics: Sequence[Metric]
+    options: AnnotationOptions | None
+    systems: Mapping[str, Sequence[str]]
+
+    def one_system(self, name: str) -> tuple[str, list[np.ndarray]]:
+        """Every metric's statistics of one system."""
+        hyp_segs = Prepared([self.segs[h] for h in self.systems[name]], self.options)
+        return name, [m.stats_batch(hyp_segs, self.refs) for m in self.metrics]
 
 
-def _one_system(name: str) -> tuple[str, list[np.ndarray]]:
-    """Every metric's statistics of one system (in this process or a forked worker)."""
-    segs, refs, metrics, options = (_SHARED[k] for k in ("segs", "refs", "metrics", "options"))
-    hyp_segs = Prepared([segs[h] for h in _SHARED["systems"][name]], options)
-    return name, [m.stats_batch(hyp_segs, refs) for m in metrics]
+#: the scoring runs under way in this process, by run id: a forked worker finds its run's
+#: state here (it sees the parent's memory as it was when the pool forked) from the id sent
+#: with each task; each run adds and removes only its own entry, so runs nested in another
+#: (e.g. by a ``reduce`` callback) or interleaved do not disturb each other
+_RUNS: dict[int, _Turns] = {}
+_RUN_IDS = itertools.count()
+
+
+def _forked_system(task: tuple[int, str]) -> tuple[str, list[np.ndarray]]:
+    """Every metric's statistics of one system of run ``task[0]``, in a forked worker."""
+    run_id, name = task
+    return _RUNS[run_id].one_system(name)
 
 
 def _system_stats(systems: Mapping[str, Sequence[str]], segs: dict[str, Segment],
@@ -220,14 +240,16 @@ def _system_stats(systems: Mapping[str, Sequence[str]], segs: dict[str, Segment]
     forked = (jobs > 1 and len(systems) > 2 and options is not None
               and parse_executor(options.executor)[0] == "local"
               and not any(m.capabilities().runs_model for m in metrics))
-    _SHARED.update(segs=segs, refs=ref_segs, metrics=metrics, options=options, systems=systems)
+    turns = _Turns(segs, ref_segs, metrics, options, systems)
+    names = iter(systems)
+    if not forked:
+        for name in names:
+            yield turns.one_system(name)
+        return
+    run_id = next(_RUN_IDS)
+    _RUNS[run_id] = turns
     try:
-        names = iter(systems)
-        if forked:
-            yield _one_system(next(names))  # builds the reference state once, before forking
-            yield from forked_map(_one_system, names, jobs, "scoring")
-        else:
-            for name in names:
-                yield _one_system(name)
+        yield turns.one_system(next(names))  # builds the reference state once, before forking
+        yield from forked_map(_forked_system, ((run_id, n) for n in names), jobs, "scoring")
     finally:
-        _SHARED.clear()
+        del _RUNS[run_id]

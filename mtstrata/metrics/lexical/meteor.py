@@ -40,6 +40,7 @@ import numpy as np
 from mtstrata.errors import ConfigError, ModelError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
+from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
 from mtstrata.tokenizers import tokenize
 
@@ -62,7 +63,9 @@ class _Memo:
     """Memoises the one method nltk's METEOR calls on its stemmer (``stem``) or WordNet
     (``synsets``). nltk stems every word and looks up the synsets of every unmatched word again
     in every segment; both are pure functions of the word, so the scores are unchanged
-    (tests/test_meteor.py compares METEOR-sy with nltk's meteor_score on the plain reader)."""
+    (tests/test_meteor.py compares METEOR-sy with nltk's meteor_score on the plain reader).
+    A memo belongs to one run: it is kept in the run's reference state (:class:`Prepared`), so
+    it is shared by the run's systems and METEOR variants and dropped with the run."""
 
     def __init__(self, fn: Any) -> None:
         self._fn = lru_cache(maxsize=500_000)(fn)
@@ -76,9 +79,10 @@ class _Memo:
 
 @lru_cache(maxsize=1)
 def _porter() -> Any:
-    from nltk.stem.porter import PorterStemmer  # nltk is imported only when METEOR runs
+    """nltk's Porter stemmer (loaded once: nltk is imported only when METEOR runs)."""
+    from nltk.stem.porter import PorterStemmer
 
-    return _Memo(PorterStemmer().stem)
+    return PorterStemmer()
 
 
 def _scorer() -> Any:
@@ -87,22 +91,23 @@ def _scorer() -> Any:
     return meteor_score
 
 
-def _wordnet() -> Any:
+def _wordnet_dir() -> str:
     from mtstrata.wordnet import data_dir
 
-    # one memo per WordNet directory: a run pointed at another copy (MTSTRATA_NLTK_DATA) loads
-    # and checks that copy instead of reusing the synonyms of the first one loaded
-    return _wordnet_in(str(data_dir()))
+    # a run pointed at another copy (MTSTRATA_NLTK_DATA) loads and checks that copy instead of
+    # reusing the synonyms of the first one loaded: the run's memo is kept per directory
+    return str(data_dir())
 
 
 @lru_cache(maxsize=4)
 def _wordnet_in(directory: str) -> Any:
+    """The WordNet reader of ``directory`` (a loaded resource, like a model: no memo)."""
     from mtstrata.wordnet import load_wordnet
 
     with warnings.catch_warnings():
         # nltk warns that the multilingual (OMW) functions are absent: we use none of them
         warnings.simplefilter("ignore", UserWarning)
-        return _Memo(load_wordnet().synsets)
+        return load_wordnet()
 
 
 @dataclass(frozen=True)
@@ -139,31 +144,29 @@ class _Meteor(MetricBase):
     def display_name(self) -> str:
         return self.display
 
-    def _resources(self) -> tuple[Any, Any]:
-        """(stemmer, wordnet) for nltk, per the stages of this variant."""
+    def _resources(self, refs: Prepared[Any]) -> tuple[Any, Any]:
+        """(stemmer, wordnet) for nltk, per the stages of this variant; their memos are the
+        run's (kept in the references' state)."""
         if self.stages == "ex":
             return _IdentityStemmer(), _NoSynonyms()
+        stemmer = refs.state(("METEOR", "stem"), lambda: _Memo(_porter().stem))
         if self.stages == "st":
-            return _porter(), _NoSynonyms()
-        return _porter(), _wordnet()
+            return stemmer, _NoSynonyms()
+        directory = _wordnet_dir()
+        return stemmer, refs.state(("METEOR", "synsets", directory),
+                                   lambda: _Memo(_wordnet_in(directory).synsets))
 
     def _tokens(self, text: str) -> list[str]:
         return tokenize(text, self.tok, False).split()
 
     def stats(self, hyp: Segment, refs: Sequence[Segment]) -> np.ndarray:
-        if not refs:
-            raise ValueError(f"{self.display} needs at least one reference")
-        stemmer, wn = self._resources()
-        s = _scorer()([self._tokens(r.text) for r in refs], self._tokens(hyp.text),
-                         stemmer=stemmer, wordnet=wn, alpha=self.alpha, beta=self.beta,
-                         gamma=self.gamma)
-        return np.array([s, 1.0])
+        return self.stats_batch([hyp], [refs])[0]
 
     def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
                     ) -> np.ndarray:
         if len(hyps) != len(refs):
             raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
-        stemmer, wn = self._resources()
+        stemmer, wn = self._resources(prepared(refs))
         meteor_score = _scorer()
         toks: dict[str, list[str]] = {}
 
