@@ -156,7 +156,7 @@ class Registry(Generic[T]):
     """Named factories of one kind (metrics, annotators, objectives...)."""
 
     def __init__(self, kind: str, list_command: str = "", plugin_package: str | None = None,
-                 entry_points: str | None = None):
+                 entry_points: str | None = None, lazy_attr: str = ""):
         self.kind = kind
         self.list_command = list_command
         self.plugin_package = plugin_package
@@ -164,6 +164,11 @@ class Registry(Generic[T]):
         self.entry_points = entry_points
         self._exact: dict[str, Entry[T]] = {}
         self._families: list[Entry[T]] = []
+        #: entries named by where they are, imported only when looked up (what reading one
+        #: kind of file needs is not imported for the others): lower-case name ->
+        #: ``"module:attr"``, or ``"module"`` for its attribute ``lazy_attr``
+        self.lazy: dict[str, str] = {}
+        self.lazy_attr = lazy_attr
         self._loaded = plugin_package is None
         self._plugins_loaded = entry_points is None
 
@@ -184,6 +189,17 @@ class Registry(Generic[T]):
         if key in self._exact and self._exact[key].factory is not factory:
             raise ValueError(f"{self.kind} {name!r} is registered twice")
         self._exact[key] = Entry(name, factory, description, None, layers)
+
+    def _resolve(self, key: str) -> Entry[T]:
+        """The entry of the lazy name ``key``, its module imported now (the entry is not kept:
+        :attr:`lazy` stays its one record)."""
+        module, _, attr = self.lazy[key].partition(":")
+        try:
+            factory = getattr(importlib.import_module(module), attr or self.lazy_attr)
+        except (ImportError, AttributeError) as e:
+            raise ConfigError(f"the {self.kind} {key!r} names {self.lazy[key]!r}, which cannot "
+                              f"be loaded: {type(e).__name__}: {e}.") from None
+        return Entry(key, factory)
 
     def add_family(self, display: str, pattern: str, factory: Callable[..., T],
                    description: str = "", layers: tuple[str, ...] = (),
@@ -238,6 +254,8 @@ class Registry(Generic[T]):
         (see :func:`candidate_modules`) before falling back to all of them and the plugins.
         Exact names are unique, so the entry found is the one a full load would find."""
         key = name.lower()
+        if key in self.lazy and key not in self._exact:
+            return self._resolve(key)
         if key not in self._exact and not self._loaded:
             pkg = importlib.import_module(self.plugin_package)  # type: ignore[arg-type]
             for mod in candidate_modules(self.plugin_package, pkg.__path__, key):  # type: ignore[arg-type]
@@ -246,11 +264,14 @@ class Registry(Generic[T]):
                     break
         if key not in self._exact:
             self._load()
+        if key in self.lazy and key not in self._exact:  # (added by a plugin)
+            return self._resolve(key)
         return self._exact.get(key)
 
     def entries(self) -> list[Entry[T]]:
         self._load()
-        return list(self._exact.values()) + list(self._families)
+        lazy = [self._resolve(k) for k in self.lazy if k not in self._exact]
+        return list(self._exact.values()) + lazy + list(self._families)
 
     def names(self) -> list[str]:
         return [e.name for e in self.entries()]
@@ -279,6 +300,7 @@ class Registry(Generic[T]):
         # its concrete examples instead (it suggested itself: "unknown 'GTM-e'. Did you mean
         # 'GTM-e'?")
         known = [e.name for e in self._exact.values()]
+        known += [k for k in self.lazy if k not in self._exact]
         known += [x for f in self._families for x in (f.examples or (f.name,))]
         raise UnknownNameError(self.kind, name, known, self.list_command)
 

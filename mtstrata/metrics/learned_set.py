@@ -86,7 +86,7 @@ class LearnedSet:
 
 def load_set(data: Mapping[str, Any], path: str) -> LearnedSet:
     """The combiner of a set file with ``"kind": "learned"`` (a kind of
-    :data:`mtstrata.metrics.setfile.KINDS`)."""
+    :data:`mtstrata.metrics.setfile.SET_KINDS`)."""
     try:
         levels = {}
         for lv in LEVELS:

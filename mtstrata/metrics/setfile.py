@@ -12,26 +12,26 @@ flipped (1 - norm) so every component rises with quality.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from mtstrata.errors import InputError
+from mtstrata.errors import InputError, UnknownNameError
+from mtstrata.registry import Registry
 
 
 @runtime_checkable
 class Combiner(Protocol):
     """What turns the scores of a set's member metrics into one score (the ULC metric only
     uses this): :class:`MetricSet` is the uniform one; other kinds (a learned combination,
-    :mod:`mtstrata.metrics.learned_set`) are named in :data:`KINDS` and read by
+    :mod:`mtstrata.metrics.learned_set`) are entries of :data:`SET_KINDS`, read by
     :func:`load_set`.
 
     ``combine(scores, level)`` takes ``scores[member]`` arrays of one shape (``level="sys"``:
@@ -247,30 +247,40 @@ def read_set_file(path: str | os.PathLike[str]) -> tuple[bytes, dict[str, object
     return raw, data
 
 
-#: set kinds other than the uniform ``"ulc"``: kind -> module under ``mtstrata.metrics``
-#: whose ``load_set(data, path)`` builds the combiner (adding a kind is one module and a line)
-KINDS = {"learned": "mtstrata.metrics.learned_set"}
+def _uniform(data: Mapping[str, object], path: str) -> MetricSet:
+    return MetricSet.from_dict(data, path)
+
+
+#: the kinds of set file: a file's ``"kind"`` (absent: ``"ulc"``) names the entry whose
+#: ``load_set(data, path)`` builds its combiner. mtstrata's own kinds besides ``ulc`` are
+#: named by module (:data:`KINDS`, imported only when a set of that kind is read); another
+#: distribution adds one through the entry-point group ``mtstrata.set_kinds`` (the function,
+#: registered under the entry point's name, or a module that registers on import)
+SET_KINDS: Registry[Callable[[Mapping[str, object], str], Combiner]] = Registry(
+    "set kind", entry_points="mtstrata.set_kinds", lazy_attr="load_set")
+SET_KINDS.add("ulc", _uniform, "the uniform linear combination (ULC) of min-max normalised "
+              "members (search --out)")
+#: kind -> module of mtstrata whose ``load_set`` builds it (SET_KINDS' lazy entries)
+KINDS = SET_KINDS.lazy
+KINDS["learned"] = "mtstrata.metrics.learned_set"
 
 
 def load_set(path: str | os.PathLike[str]) -> tuple[Combiner, str]:
-    """A set file of any kind and the sha256 of its bytes.
-
-    The file's ``"kind"`` (absent: ``"ulc"``, the uniform :class:`MetricSet`) names the module
-    of :data:`KINDS` whose ``load_set(data, path)`` builds the combiner.
-    """
+    """A set file of any kind (:data:`SET_KINDS`) and the sha256 of its bytes."""
     raw, data = read_set_file(path)
     digest = hashlib.sha256(raw).hexdigest()
     kind = data.get("kind", "ulc")
-    if kind == "ulc":
-        return MetricSet.from_dict(data, str(path)), digest
     if not isinstance(kind, str) or not re.fullmatch(r"[a-z_]+", kind):
-        raise InputError(f"unknown set kind {kind!r}; a set's \"kind\" is 'ulc' or one of "
-                         f"{sorted(KINDS)}.", str(path))
-    if kind not in KINDS:
+        raise InputError(f"unknown set kind {kind!r}; a set's \"kind\" is one of "
+                         f"{sorted(SET_KINDS.names())}.", str(path))
+    try:
+        entry, _ = SET_KINDS.lookup(kind)
+    except UnknownNameError:
         raise InputError(f"set kind {kind!r} is not known to this version of mtstrata (kinds: "
-                         f"'ulc', {', '.join(map(repr, sorted(KINDS)))}); update mtstrata or "
-                         "use a set of kind 'ulc'.", str(path))
-    combiner = importlib.import_module(KINDS[kind]).load_set(data, str(path))
+                         f"{', '.join(map(repr, sorted(SET_KINDS.names())))}); update mtstrata, "
+                         "install the distribution that adds it, or use a set of kind "
+                         "'ulc'.", str(path)) from None
+    combiner = entry.factory(data, str(path))
     if not isinstance(combiner, Combiner):
         raise InputError(f"set kind {kind!r} did not give a combiner.", str(path))
     return combiner, digest

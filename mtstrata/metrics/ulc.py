@@ -37,7 +37,7 @@ metrics only), ``ULC-emb`` (text and embedding metrics, English targets) and ``U
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -45,25 +45,35 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mtstrata import signature as _sig
-from mtstrata.errors import ConfigError
+from mtstrata.errors import ConfigError, UnknownNameError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import Metric, MetricBase
 from mtstrata.metrics.provenance import build_members, check_members, plan_for
 from mtstrata.metrics.setfile import Combiner, load_set
+from mtstrata.registry import Registry
 from mtstrata.segment import Layer, Segment
 
-#: bundled sets: name -> file in mtstrata/data/sets
+#: the bundled metric sets: name -> a function giving the set file's path. Each is also a
+#: metric (``-m NAME``). mtstrata's own are :data:`BUNDLED`; another distribution bundles a set
+#: file through the entry-point group ``mtstrata.sets`` (a function returning its path,
+#: registered under the entry point's name)
+SETS: Registry[Callable[[], Path]] = Registry("metric set", list_command="mtstrata list metrics",
+                                             entry_points="mtstrata.sets")
+#: mtstrata's own bundled sets: name -> file in mtstrata/data/sets (scripts/make_sets.py)
 BUNDLED = {"ULC": "ULC.json", "ULC-lex": "ULC-lex.json", "ULC-emb": "ULC-emb.json",
            "ULC-years": "ULC-years.json"}
 SETS_DIR = Path(__file__).resolve().parent.parent / "data" / "sets"
+for _name, _file in BUNDLED.items():
+    SETS.add(_name, lambda file=_file: SETS_DIR / file)
 
 
 def set_path(name: str) -> Path:
     """The file of a bundled set name, or ``name`` itself as a path."""
-    for key, file in BUNDLED.items():
-        if name.lower() == key.lower():
-            return SETS_DIR / file
-    return Path(name)
+    try:
+        entry, _ = SETS.lookup(name)
+    except UnknownNameError:
+        return Path(name)
+    return Path(entry.factory())
 
 
 @dataclass(frozen=True)
@@ -204,7 +214,7 @@ class ULCMetric(MetricBase):
 
     # ------------------------------------------------------------------ names
     def display_name(self) -> str:
-        for key in BUNDLED:
+        for key in SETS.names():
             if self.set.lower() == key.lower():
                 return key
         return f"ULC:{Path(self.set).stem}"
@@ -228,7 +238,7 @@ def is_set_spec(spec: str) -> bool:
     however it is spaced or cased: what a set may not hold as a member (a set naming itself
     would recurse)."""
     name = spec.strip().partition(":")[0].strip().lower()
-    return name == "ulc" or name in {k.lower() for k in BUNDLED}
+    return name == "ulc" or name in SETS
 
 
 def check_set(combiner: Combiner, path: str | Path, options: Any = None) -> None:
@@ -267,3 +277,17 @@ REGISTRY.add("ULC-years", _ulc_years, "combination of the bundled set ULC-years 
              "embedding metrics, English): selected by figures on a year it was not fitted "
              "on, fitted on WMT17 + WMT19 into-English DA (scripts/cross_year.py)",
              layers=("emb",))
+
+
+def _set_metric(name: str) -> Callable[[], ULCMetric]:
+    def make() -> ULCMetric:
+        return ULCMetric(name)
+    return make
+
+
+# the sets other distributions bundle are metrics too
+for _entry in SETS.entries():
+    if _entry.name not in BUNDLED:
+        REGISTRY.add(_entry.name, _set_metric(_entry.name), _entry.description or
+                     f"combination of the bundled set {_entry.name}",
+                     layers=("members' layers",))
