@@ -77,6 +77,25 @@ def set_path(name: str) -> Path:
 
 
 @dataclass(frozen=True)
+class _Loaded:
+    """What a set file gives its metric: the combination, its members (built) and where each
+    member's statistics lie among the metric's columns."""
+
+    combiner: Combiner
+    specs: tuple[str, ...]
+    members: tuple[Metric, ...]
+    slices: tuple[slice, ...]
+
+    @classmethod
+    def of(cls, combiner: Combiner, specs: tuple[str, ...], members: tuple[Metric, ...]
+           ) -> _Loaded:
+        widths = [len(m.stat_names()) for m in members]  # type: ignore[attr-defined]
+        ends = np.cumsum([0, *widths])
+        return cls(combiner, specs, members,
+                   tuple(slice(int(a), int(b)) for a, b in zip(ends, ends[1:], strict=False)))
+
+
+@dataclass(frozen=True)
 class ULCMetric(MetricBase):
     """The combination of a saved metric set's members.
 
@@ -105,9 +124,8 @@ class ULCMetric(MetricBase):
     set: str = "ULC"
     sha256: str = ""
     norm: str = ""
-    combiner: Combiner = field(init=False, compare=False, repr=False)
-    members: tuple[Metric, ...] = field(init=False, compare=False, repr=False)
-    specs: tuple[str, ...] = field(init=False, compare=False, repr=False)
+    #: what the set file gives, built once with the instance
+    loaded: _Loaded = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         path = set_path(self.set)
@@ -126,31 +144,52 @@ class ULCMetric(MetricBase):
         members = build_members(specs, str(path))
         # the annotation facts are checked when the run's plan is known (check_run)
         check_members(specs, members, _saved(combiner), str(path), annotated=False)
-        put = object.__setattr__
-        put(self, "sha256", digest)
-        put(self, "norm", norm)
-        put(self, "combiner", combiner)
-        put(self, "members", members)
-        put(self, "specs", specs)
-        # what the run needs is what the members need
-        put(self, "requires", frozenset().union(*(m.requires for m in members)))
-        schemes: dict[Layer, str] = {}
-        for m in members:
-            schemes.update(getattr(m, "schemes", {}))
-        put(self, "schemes", schemes)
-        limits = [w for m in members if (w := getattr(m, "max_words", None))]
-        put(self, "max_words", min(limits) if limits else None)
-        put(self, "runs_model", any(getattr(m, "runs_model", False) for m in members))
+        # the normalised fields (the file's digest and norm, named in the signature) and the
+        # loaded set: what the generated __init__ of a frozen dataclass cannot compute
+        object.__setattr__(self, "sha256", digest)
+        object.__setattr__(self, "norm", norm)
+        object.__setattr__(self, "loaded", _Loaded.of(combiner, specs, members))
+
+    @property
+    def combiner(self) -> Combiner:
+        return self.loaded.combiner
+
+    @property
+    def specs(self) -> tuple[str, ...]:
+        return self.loaded.specs
+
+    @property
+    def members(self) -> tuple[Metric, ...]:
+        return self.loaded.members
+
+    # the capabilities are the members' (and the combination's, for corpus dependence)
+    @property  # type: ignore[override]
+    def requires(self) -> frozenset[Layer]:
+        return frozenset().union(*(m.requires for m in self.members))
+
+    @property  # type: ignore[override]
+    def schemes(self) -> dict[Layer, str]:
+        return {k: v for m in self.members for k, v in getattr(m, "schemes", {}).items()}
+
+    @property  # type: ignore[override]
+    def max_words(self) -> int | None:
+        limits = [w for m in self.members if (w := getattr(m, "max_words", None))]
+        return min(limits) if limits else None
+
+    @property  # type: ignore[override]
+    def runs_model(self) -> bool:
+        return any(getattr(m, "runs_model", False) for m in self.members)
+
+    @property  # type: ignore[override]
+    def corpus_dependent(self) -> bool:
         # a member's statistics depend on the run's references (NIST), or the set's
         # combination on the other systems of the run (norm z)
-        put(self, "corpus_dependent", bool(getattr(combiner, "corpus_dependent", False)) or any(
-            getattr(m, "corpus_dependent", False) for m in members))
-        put(self, "identity_depends_on_length",
-            any(getattr(m, "identity_depends_on_length", False) for m in members))
-        widths = [len(m.stat_names()) for m in members]  # type: ignore[attr-defined]
-        ends = np.cumsum([0, *widths])
-        put(self, "_slices", tuple(slice(int(a), int(b)) for a, b in zip(ends, ends[1:],
-                                                                          strict=False)))
+        return bool(getattr(self.combiner, "corpus_dependent", False)) or any(
+            getattr(m, "corpus_dependent", False) for m in self.members)
+
+    @property  # type: ignore[override]
+    def identity_depends_on_length(self) -> bool:
+        return any(getattr(m, "identity_depends_on_length", False) for m in self.members)
 
     def check_run(self, plan: Any) -> None:
         """Refuse a run whose annotation plan (``mtstrata.layers.Plan``, None when the run
@@ -181,7 +220,7 @@ class ULCMetric(MetricBase):
     def member_scores(self, stats: np.ndarray) -> dict[str, float]:
         """Each member's score of summed statistics, by spec."""
         return {spec: float(m.score(stats[sl]))
-                for spec, m, sl in zip(self.specs, self.members, self._slices,  # type: ignore[attr-defined]
+                for spec, m, sl in zip(self.specs, self.members, self.loaded.slices,
                                        strict=True)}
 
     def _whole_run_only(self, what: str) -> None:
@@ -204,7 +243,7 @@ class ULCMetric(MetricBase):
         self._whole_run_only("segment scores")
         st = np.atleast_2d(stats)
         parts = {spec: np.asarray(m.segment_scores(st[:, sl]), dtype=float)
-                 for spec, m, sl in zip(self.specs, self.members, self._slices,  # type: ignore[attr-defined]
+                 for spec, m, sl in zip(self.specs, self.members, self.loaded.slices,
                                         strict=True)}
         return np.asarray(self.combiner.combine(parts, "seg"), dtype=float)
 
