@@ -15,8 +15,8 @@ judged segment scores and the min/max (mean, SD) of the segment scores are touch
 
 How the members are put on one scale (``fit``):
 
-* ``"minmax"`` (the default, the bundled sets before round 4): frozen bounds, the min and max of
-  the dev scores of every pair: the span includes the offsets between pairs and years;
+* ``"minmax"`` (the default): frozen bounds, the min and max of the dev scores of every pair:
+  the span includes the offsets between pairs and years;
 * ``"pairsd"``: frozen bounds centred on the dev mean, half-span the member's standard deviation
   *within* a pair averaged over the dev pairs (what a correlation within a pair sees), so the
   weights do not depend on the offsets between pairs; the set is still an affine map per

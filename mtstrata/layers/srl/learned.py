@@ -13,24 +13,23 @@ fixed document split) over the spaCy layers (tokens, lemmas, PTB tags, ClearNLP 
    Decoding per predicate: candidates by decreasing probability, keeping a label when its span
    overlaps no kept span and, for a numbered role, when the role is not taken yet.
 
-Why this model. Measured on the held-out documents with ``benchmarks/bench_srl.py --labeller
-rules learned``: labelled-argument F1 0.701 (the rules: 0.515), verbal-predicate F1 0.975
-(rules: 0.772), labelling a fraction of the spaCy parse's time, loading in well under a second,
-stored as plain arrays (a 4.1 MB ``.npz`` read without pickle) pinned by sha256 in
+Why this model: on held-out gold documents it finds verbal predicates and labels arguments
+markedly better than the rules (``benchmarks/bench_srl.py --labeller rules learned``; the
+figures are in README, "Semantic roles"), labels in a fraction of the spaCy parse's time, loads
+fast and is stored as plain arrays (an ``.npz`` read without pickle) pinned by sha256 in
 ``models.lock``. Design choices were made on the training documents only (a tuning slice and
 4-fold cross-validation by document), never on the held-out part:
 
-* the rule labeller's labels as features: +0.9 F1 points on the tuning slice (the rules carry
-  PropBank frame knowledge that 1,500 training sentences do not show); whether the predicate
-  has its own subject/object, crossed with the path: +0.3 (cross-validation, 0.686 -> 0.689);
+* kept: the rule labeller's labels as features (the rules carry PropBank frame knowledge that
+  the training sentences do not show), and whether the predicate has its own subject/object,
+  crossed with the path;
 * tried and dropped for no gain in cross-validation: alternative spans with the same head
-  (cutting or extending attached PPs; candidate recall +2.5 points, F1 unchanged), WordNet
-  lexicographer classes of the words, more feature conjunctions, the regularisation C over
-  0.1-3 (within 0.01), a threshold on p(none);
-* LightGBM over the same one-hot features: 216 s to train 150 rounds on three quarters of the
-  training part and 1.3 ms/sentence to label (against ~2 ms for the parse), and in that trial
-  it did not get past the majority class; not pursued. A fine-tuned transformer would cost
-  far more than the spaCy parse on 2 CPU cores, against the 2x bar.
+  (cutting or extending attached PPs: more gold spans among the candidates, F1 unchanged),
+  WordNet lexicographer classes of the words, more feature conjunctions, other values of the
+  regularisation C, a threshold on p(none);
+* not pursued: gradient-boosted trees over the same one-hot features (slow to train, and in the
+  trial they did not get past the majority class); a fine-tuned transformer, which would cost
+  far more than the spaCy parse on CPU.
 
 The model file is checked against ``models.lock`` at load: a missing file or a sha256 mismatch
 is a :class:`~mtstrata.errors.ModelError` naming the fix; there is no silent fall-back to the
@@ -116,7 +115,8 @@ class Models:
 
         The cyclic garbage collector is paused meanwhile (as for decoding the cache): a chunk
         keeps thousands of small objects alive and the frames accumulate, so its full passes,
-        which walk the caller's whole heap, cost ~10% of the time; nothing here has cycles.
+        which walk the caller's whole heap, cost a noticeable share of the time; nothing here
+        has cycles.
         """
         out: list[tuple[Frame, ...]] = []
         with gc_paused():
