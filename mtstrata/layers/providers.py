@@ -51,9 +51,13 @@ CODE: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "mtstrata.layers.base:add_frames", *_ROWS)),
     # the sentence-embedding model's pooling, batching and stored form (digest re-recorded at
     # version 3 when `tokenize` took sacreBLEU's tokenizer from mtstrata.tokenizers instead of
-    # metrics.lexical.bleu: the same function moved, no conversion changed)
-    "emb": ("3", "cac83b8c54392e01b8795bcbc2ad87848458922cf56f0a868058c8d16794c2b6", (
+    # metrics.lexical.bleu: the same function moved, no conversion changed; and again when the
+    # encoder left SentenceTransformer for transformers' AutoModel with sentence-transformers'
+    # pooling written out: 0 of 11,300 WMT17 de-en payloads differ, and
+    # tests/test_emb_reference.py checks the bits against sentence-transformers)
+    "emb": ("3", "478bec2d3767977be316a2982c5ec5883a0e166c37905cdb5c2c647b9c97749d", (
         "mtstrata.layers.embedding:Encoder", "mtstrata.layers.embedding:tokenize",
+        "mtstrata.layers.embedding:sentence_layout",
         "mtstrata.layers.embedding:one_thread", "mtstrata.layers.embedding:EmbeddingProvider",
         "mtstrata.layers.embedding:width", "mtstrata.layers.embedding:batches",
         "mtstrata.layers.embedding:_encode_task", "mtstrata.layers.embedding:ROWS",
