@@ -1,6 +1,4 @@
-import sys
-
-from mtstrata.cli import main
+from mtstrata.cli import entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
