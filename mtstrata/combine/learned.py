@@ -22,7 +22,7 @@ System level has very few rows (the systems of the dev pairs, ~30 on WMT17's 4 d
 its weights are noisy: that is said in the provenance (``rows``).
 
 A saved set is JSON with ``"kind": "learned"``; :mod:`mtstrata.metrics.learned_set` reads it
-(a kind of :data:`mtstrata.metrics.setfile.KINDS`): it is then usable wherever a
+(a kind of :data:`mtstrata.metrics.setfile.SET_KINDS`): it is then usable wherever a
 ULC set is (``-m ulc:SET.json``, ``meta --ulc``).
 """
 

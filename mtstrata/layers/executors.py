@@ -1,7 +1,7 @@
 """Where annotation runs: in this process (``local``; with ``--jobs N`` a pool of N worker
 processes on this machine) or on a Dask cluster (``dask[:ADDRESS]``).
 
-Annotation is the slow step of a run (about 90 texts a second per core with the spaCy model);
+Annotation is the slow step of a run (the spaCy parse; README, "Scaling", gives the rate);
 the rest is numpy. With ``--executor dask`` the distinct texts are cut into batches that Dask
 workers annotate: ``dask`` starts a ``LocalCluster`` of ``--jobs`` worker processes on this
 machine, ``dask:tcp://HOST:PORT`` uses a running scheduler (``dask scheduler`` plus ``dask
@@ -9,8 +9,8 @@ worker`` on each machine, every one with mtstrata and the pinned models installe
 
 Why Dask (``distributed``) rather than Ray: the work is a bag of independent batches whose
 results come back to one driver, which is exactly ``Client.submit``/``as_completed``; Dask is
-pure Python on PyPI (no platform wheels, no daemon), starts a local cluster in about a second
-here, reschedules the tasks of a worker that dies, and speaks to a cluster through one address.
+pure Python on PyPI (no platform wheels, no daemon), starts a local cluster quickly,
+reschedules the tasks of a worker that dies, and speaks to a cluster through one address.
 
 The local pool (``--jobs N``, N > 1) is a ``concurrent.futures.ProcessPoolExecutor`` of forked
 processes where the platform has fork (spawn elsewhere). Forked, because a spawned worker
@@ -335,9 +335,9 @@ def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: froze
             import dask
 
             # Dask's workers start with MALLOC_TRIM_THRESHOLD_=65536 (memory handed back to the
-            # system at once): measured 20-30% slower spaCy parsing here, so not for ours; and
-            # without Dask's own statistical profiler, a thread that samples the parsing
-            # thread's stack every 10 ms (for Dask's dashboard, which ours does not start)
+            # system at once), which slows spaCy's parsing (README, bench_annotate.py), so not
+            # for ours; and without Dask's own statistical profiler, a thread that keeps sampling
+            # the parsing thread's stack (for Dask's dashboard, which ours does not start)
             with dask.config.set({TRIM: None, PROFILE: False}):
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=logging.ERROR)

@@ -49,12 +49,9 @@ CODE: dict[str, tuple[str, str, tuple[str, ...]]] = {
     # frames -> the srl row (the labellers' own code is versioned by their ``version``)
     "srl": ("2", "2ef0bbcdf91ec95735c5e2513b6403f6ddcce03a2e43f68d3665e4da76dfeec8", (
         "mtstrata.layers.base:add_frames", *_ROWS)),
-    # the sentence-embedding model's pooling, batching and stored form (digest re-recorded at
-    # version 3 when `tokenize` took sacreBLEU's tokenizer from mtstrata.tokenizers instead of
-    # metrics.lexical.bleu: the same function moved, no conversion changed; and again when the
-    # encoder left SentenceTransformer for transformers' AutoModel with sentence-transformers'
-    # pooling written out: 0 of 11,300 WMT17 de-en payloads differ, and
-    # tests/test_emb_reference.py checks the bits against sentence-transformers)
+    # the sentence-embedding model's pooling, batching and stored form (the digest has been
+    # re-recorded at version 3 for code that moved or was rewritten without changing a
+    # payload; tests/test_emb_reference.py checks the bits against sentence-transformers)
     "emb": ("3", "478bec2d3767977be316a2982c5ec5883a0e166c37905cdb5c2c647b9c97749d", (
         "mtstrata.layers.embedding:Encoder", "mtstrata.layers.embedding:tokenize",
         "mtstrata.layers.embedding:sentence_layout",

@@ -38,11 +38,11 @@ PROVIDES = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP, Layer.NER
 # Components each layer needs (the model's names). Every layer but the tokens needs the parser:
 # en_core_web_sm's attribute ruler sets universal tags by patterns over dependency labels, the
 # rule lemmatizer reads those tags, and the entity recognizer respects the parser's sentence
-# boundaries. Measured on 3,000 WMT17 de-en sentences (references and online-B): without the
-# parser, universal tags differ in 583 of 2,000 texts, lemmas in 4, entities in 1; with the
-# sets below, every layer equals the full pipeline's in all 3,000, whatever else ran beside it
-# (tests/test_layers_spacy.py checks it on the sample). So a layer's output depends only on
-# its own components, and the cache can key each layer by them alone.
+# boundaries. Without the parser, universal tags, lemmas and entities differ from the full
+# pipeline's on real text (README, "Layer providers"); with the sets below, every layer equals
+# the full pipeline's, whatever else ran beside it (tests/test_layers_spacy.py checks it on
+# the sample). So a layer's output depends only on its own components, and the cache can key
+# each layer by them alone.
 _NEEDS: dict[Layer, tuple[str, ...]] = {
     Layer.TOKENS: (),
     Layer.LEMMA: ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer"),

@@ -35,13 +35,13 @@ shared task (Carreras & Marquez 2005) and of the role inventory of PropBank (Pal
 
 An argument is the contiguous span of the argument head's subtree (for a PP the whole PP with its
 preposition, as PropBank does), with edge punctuation trimmed. C-/R- prefixes are not produced.
-Quality on the hand-labelled gold sets (tests/data/srl_gold*.txt, read by
-``scripts/srl_gold.py``) is measured by benchmarks/bench_srl.py: arguments F1 0.967
-and 0.906. On real web text with gold PropBank roles (the held-out documents of the EWT data,
-same benchmark) the rules reach verbal-predicate F1 0.772 and labelled-argument F1 0.515:
-unified PropBank makes copulas and auxiliaries predicates, which these rules skip. The learned
-labeller (:mod:`mtstrata.layers.srl.learned`, ``--srl learned``) reaches 0.975 and 0.701 there
-and uses these rules' labels as features.
+Quality is measured by benchmarks/bench_srl.py on the hand-labelled gold sets
+(tests/data/srl_gold*.txt, read by ``scripts/srl_gold.py``) and on real web text with gold
+PropBank roles (the held-out documents of the EWT data); the figures are in README, "Semantic
+roles". On the web text the rules find fewer predicates and label fewer arguments right than
+the learned labeller (:mod:`mtstrata.layers.srl.learned`, ``--srl learned``), which uses these
+rules' labels as features: unified PropBank makes copulas and auxiliaries predicates, which
+these rules skip.
 """
 
 from __future__ import annotations
@@ -53,8 +53,7 @@ from mtstrata.layers.srl import lexicon as lex
 from mtstrata.segment import Frame, Layer, Segment, Span
 
 #: Goes into annotator signatures: bump it whenever a rule changes a label.
-#: rules-3 = rules-2 plus a guard for non-projective trees (no empty argument span); the
-#: gold-set figures are identical.
+#: rules-3 = rules-2 plus a guard for non-projective trees (no empty argument span).
 SRL_VERSION = "rules-3"
 
 

@@ -88,7 +88,7 @@ def _ids(lines: Lines, order: int, vocab: list[np.ndarray]
 
 def _lookup(table: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(index in the sorted ``table``, whether there) of each key. The keys are searched in
-    sorted order (each search starts where the last ended: about twice as fast)."""
+    sorted order (each search starts where the last ended, so less of the table is searched)."""
     if not len(table):
         return np.zeros(len(keys), dtype=np.int64), np.zeros(len(keys), dtype=bool)
     order = np.argsort(keys)

@@ -243,10 +243,10 @@ class Ter(_Sacre):
     display: ClassVar[str] = "TER"
     #: sacreBLEU's shift search tries up to 1,000 shifts per round, each with a beam edit
     #: distance, for up to one round per word: about n^2 work with a large constant. A
-    #: hostile pair of n words from a small vocabulary (the worst measured) took 1.4 s at 100
-    #: words, 7.8 s at 250, 17.6 s at 400 and ~100 s below 2,000 (shared 2-core machine), so
-    #: segments are limited to 250 words (checked before any work by scoring.check_limits on
-    #: whitespace words, and here on TER's own tokens, which normalisation may multiply).
+    #: hostile pair (many words from a small vocabulary) takes seconds at a few hundred words
+    #: and minutes near 2,000 (README gives the times), so segments are limited to 250 words
+    #: (checked before any work by scoring.check_limits on whitespace words, and here on TER's
+    #: own tokens, which normalisation may multiply).
     max_words: ClassVar[int | None] = 250
     statistics: ClassVar[tuple[str, ...]] = ("edits", "ref_len")
     higher_is_better: ClassVar[bool] = False

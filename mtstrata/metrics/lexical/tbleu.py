@@ -108,7 +108,7 @@ def correct_sentence(hyp: Sequence[str], ref: Sequence[str], eps: float
     if not _may_correct(hyp, ref, eps):
         return words, weights  # whatever the matching, no word would be corrected
     cost = np.array([[affix_distance(r, t) for t in hyp] for r in ref])
-    from scipy.optimize import linear_sum_assignment  # lazy: scipy costs ~1 s to import
+    from scipy.optimize import linear_sum_assignment  # lazy: scipy is slow to import
 
     rows, cols = linear_sum_assignment(cost)
     for rj, ti in zip(rows, cols, strict=True):
