@@ -143,7 +143,7 @@ def test_the_largest_allowed_parameters_score_long_segments(spec):
 
 
 def test_meteor_memo_cannot_change_numbers():
-    """METEOR's stem and synonym memos are process-wide: scores are the same cold, after the
+    """METEOR's stem and synonym memos belong to the run: scores are the same cold, after the
     memos were filled by other texts, and in another order (issue 27)."""
     from mtstrata.metrics.lexical import meteor
 

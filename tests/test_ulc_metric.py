@@ -225,8 +225,8 @@ def test_missing_or_garbled_file_exits_2(tmp_path, capsys, content):
 
 
 def test_another_kind_of_set_plugs_in_through_load_set(made_set, monkeypatch, capsys):
-    # a combiner module named by the file's "kind" (in setfile.KINDS) builds the combination;
-    # the metric code is the same (this is the hook a learned combination uses)
+    # a combiner module named by the file's "kind" (a lazy entry of setfile.SET_KINDS) builds
+    # the combination; the metric code is the same (this is the hook a learned combination uses)
     from mtstrata.metrics import setfile
 
     dirs, path = made_set
@@ -242,7 +242,7 @@ def test_another_kind_of_set_plugs_in_through_load_set(made_set, monkeypatch, ca
     mod = types.ModuleType("mtstrata.metrics.toykind")
     mod.load_set = lambda data, path: Best(data)  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "mtstrata.metrics.toykind", mod)
-    monkeypatch.setitem(setfile.KINDS, "toykind", "mtstrata.metrics.toykind")
+    monkeypatch.setitem(setfile.SET_KINDS.lazy, "toykind", "mtstrata.metrics.toykind")
     _edit(path, lambda d: d.update(kind="toykind"))
     got = {r["system"]: r["score"] for r in _score_json(capsys, dirs[0], f"ulc:{path}")}
     chrf = {r["system"]: r["score"] for r in _score_json(capsys, dirs[0], "chrf")}
