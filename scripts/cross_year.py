@@ -32,7 +32,7 @@ embedding columns are computed only with ``--emb`` (slow: the emb layer). Writes
 Usage::
 
     nice -n 10 python scripts/cross_year.py [--data DIR] [--tables DIR] [--cache FILE]
-        [--emb] [--score-only] [--json OUT.json] [--results RESULTS.md]
+        [--emb] [--ling] [--score-only] [--json OUT.json] [--results RESULTS.md]
 """
 
 from __future__ import annotations
@@ -68,6 +68,9 @@ INTO_EN = {"wmt17": ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-e
 LATE = ("ROUGE-L", "ROUGE-W", "GTM-1")
 TEXT = (*LEXICAL_CANDIDATES, *LATE)
 EMB = ("EMB-cos", "EMB-F")
+#: METEOR (WordNet synonyms) and soft role matching (the learned labeller's arguments compared in
+#: the emb layer's vector space): the linguistic candidates of issue 29's item 3 (``--ling``)
+LING = ("METEOR-sy", "SR-Mrs(*)")
 BASELINE = "chrf"
 SYS_STATS = ("pearson", "accuracy", "kendall")
 SEG_STATS = ("kendall_item", "kendall_flat", "pearson")
@@ -329,6 +332,8 @@ def main() -> int:
     p.add_argument("--tables", type=Path, default=Path.home() / ".cache/mtstrata/tables")
     p.add_argument("--cache", help="annotation cache file (the emb layer)")
     p.add_argument("--emb", action="store_true", help=f"add the embedding candidates {EMB}")
+    p.add_argument("--ling", action="store_true", help=f"add the linguistic candidates {LING} "
+                   "(spaCy, the learned role labeller and the emb layer)")
     p.add_argument("--extra", nargs="+", default=[], metavar="SPEC",
                    help="more candidate metrics (specs), e.g. ROUGE-L GTM-1")
     p.add_argument("--objectives", nargs="+", default=["sys_pearson", "accuracy"])
@@ -340,7 +345,8 @@ def main() -> int:
     p.add_argument("--json", type=Path, help="write every figure here")
     p.add_argument("--results", type=Path, help="rewrite the cross-year section of this file")
     args = p.parse_args()
-    candidates = list(dict.fromkeys([*TEXT, *(EMB if args.emb else ()), *args.extra]))
+    candidates = list(dict.fromkeys([*TEXT, *(EMB if args.emb else ()),
+                                     *(LING if args.ling else ()), *args.extra]))
     annotation = AnnotationOptions(cache=args.cache, quiet=True)
     try:
         dirs = {y: pair_dirs(args.data, y) for y in YEARS}

@@ -27,7 +27,7 @@ fi-en lv-en`` (see their ``provenance``): the four dev pairs of RESULTS.md.
 procedure with the best held-out figures across WMT17 and WMT19 (:func:`build_years`), fitted
 again on both years::
 
-    python scripts/cross_year.py --emb --wmt17-judged SCRATCH --json CY.json [--tables DIR]
+    python scripts/cross_year.py --emb --ling --wmt17-judged SCRATCH --json CY.json [--tables DIR]
     python scripts/make_sets.py --only ULC-years --cross-year CY.json --wmt17-judged SCRATCH \
         [--tables DIR] [--cache ANN.sqlite]
 
