@@ -5,18 +5,14 @@ installed into a temporary directory, used from the command line."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mtstrata.metrics.ulc import SETS_DIR
+from tests.test_plugins import install_plugin, mtstrata
 
 ROOT = Path(__file__).resolve().parents[1]
-PLUGIN = Path(__file__).resolve().parent / "plugin_example"
 LEX = SETS_DIR / "ULC-lex.json"
 
 
@@ -24,18 +20,7 @@ LEX = SETS_DIR / "ULC-lex.json"
 def site(tmp_path_factory):
     """The plugin installed, with its set file (a copy of ULC-lex: this installation's
     member signatures)."""
-    tmp = tmp_path_factory.mktemp("plugin")
-    src = tmp / "src"
-    shutil.copytree(PLUGIN, src)
-    shutil.copy(LEX, src / "mtstrata_plugin_example" / "lex-again.json")
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-           "--no-index", "--no-build-isolation", "--no-deps", "--target", str(tmp / "site"),
-           str(src)]
-    if os.environ.get("MTSTRATA_WHEELHOUSE"):
-        cmd[4:4] = ["--find-links", os.environ["MTSTRATA_WHEELHOUSE"]]
-    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    assert r.returncode == 0, r.stderr
-    return tmp / "site"
+    return install_plugin(tmp_path_factory.mktemp("plugin"), {"lex-again.json": LEX})
 
 
 @pytest.fixture
@@ -44,14 +29,6 @@ def files(tmp_path):
     ref.write_text("the cat sat on the mat\nJohn gave Mary a book\n", encoding="utf-8")
     hyp.write_text("the cat sat\nJohn gave Mary a small book\n", encoding="utf-8")
     return ref, hyp
-
-
-def mtstrata(args, path, tmp_path):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in path),
-           "MTSTRATA_CACHE": str(tmp_path / "cache.sqlite"),
-           "XDG_CACHE_HOME": str(tmp_path / "xdg")}
-    return subprocess.run([sys.executable, "-m", "mtstrata", *args], capture_output=True,
-                          text=True, env=env, cwd=tmp_path, check=False)
 
 
 def scores(args, path, files, tmp_path):

@@ -23,9 +23,16 @@ PLUGIN = Path(__file__).resolve().parent / "plugin_example"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The plugin installed (``pip install --target``) into a fresh directory."""
-    tmp = tmp_path_factory.mktemp("plugin")
+    return install_plugin(tmp_path_factory.mktemp("plugin"))
+
+
+def install_plugin(tmp: Path, files: dict[str, Path] | None = None) -> Path:
+    """``tests/plugin_example`` (plus ``files``: name in its package -> file to copy there)
+    pip-installed offline into ``tmp/site``."""
     src = tmp / "src"
     shutil.copytree(PLUGIN, src)  # the build writes next to its sources: not into tests/
+    for name, path in (files or {}).items():
+        shutil.copy(path, src / "mtstrata_plugin_example" / name)
     cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
            "--no-index", "--no-build-isolation", "--no-deps", "--target", str(tmp / "site"),
            str(src)]
