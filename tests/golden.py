@@ -278,7 +278,8 @@ def compute(spec: str) -> dict[str, Any]:
     return {
         "definition": int(type(m).definition),  # type: ignore[attr-defined]
         "signature": bare_signature(m.signature()),
-        "model": m.capabilities().runs_model,
+        # numbers made from a model's float32 kernels: its own, or the emb layer's vectors
+        "model": m.capabilities().runs_model or Layer.EMB in m.capabilities().layers,
         "stat_names": list(m.stat_names()),  # type: ignore[attr-defined]
         "stats": [[_num(v) for v in row] for row in st],
         "corpus": _num(m.score(total)),

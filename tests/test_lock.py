@@ -255,3 +255,22 @@ def test_meteor_refuses_a_damaged_wordnet_copy(damaged_wordnet, tmp_path, capsys
     assert cli.main(["score", "-r", str(f), "-i", str(f), "-m", "METEOR-sy", "-q"]) == 2
     err = capsys.readouterr().err
     assert "not the pinned WordNet 3.0" in err and "mtstrata models --install" in err
+
+
+def test_every_metric_over_the_emb_layer_is_named_where_its_libraries_are_pinned():
+    """`mtstrata models` says which metrics need torch, transformers and sentence-transformers
+    (``used_by``): every registered metric and family over the emb layer is among them."""
+    from mtstrata import metrics
+    from mtstrata.metrics import REGISTRY
+    from mtstrata.segment import Layer
+
+    need = set()
+    for e in REGISTRY.entries():
+        spec = e.examples[0] if e.examples else e.name
+        if Layer.EMB in set(metrics.create(spec).capabilities().layers):
+            need.add(e.name.split("(")[0])  # a family by its name: SR-Mrs(t) -> SR-Mrs
+    assert {"EMB-F", "SR-Mrs", "ULC-years"} <= need
+    for p in lock.load()["package"]:
+        if p["name"] in ("torch", "transformers", "sentence-transformers"):
+            named = {n.strip() for n in p["used_by"].split("(")[0].split(",")}
+            assert need <= named, (p["name"], sorted(need - named))

@@ -107,7 +107,8 @@ class SRMrs(EmbBase):
     meas: Meas = "jac"
 
     name: ClassVar[str] = "SR-Mrs"
-    requires: ClassVar[frozenset[Layer]] = frozenset({Layer.TOKENS, Layer.SRL})
+    # the emb layer too: the run computes and caches it, and its provider's version is in ann:
+    requires: ClassVar[frozenset[Layer]] = frozenset({Layer.TOKENS, Layer.SRL, Layer.EMB})
     statistics: ClassVar[tuple[str, ...]] = ("score_sum", "defined", "hits", "hyp", "ref")
     signature_exclude = frozenset({"jobs", "t"})  # the role is part of the name
 
