@@ -32,7 +32,7 @@ called by :func:`mtstrata.scoring.compute`; ``meta`` runs the same check for ``-
 Bundled sets (``mtstrata/data/sets``, built by ``scripts/make_sets.py``; see each file's
 ``provenance``): ``ULC`` (text and linguistic metrics, English targets), ``ULC-lex`` (text
 metrics only), ``ULC-emb`` (text and embedding metrics, English targets) and ``ULC-years``
-(text and embedding metrics, English targets, chosen across WMT17 and WMT19).
+(soft role matching and embedding metrics, English targets, chosen across WMT17 and WMT19).
 """
 
 from __future__ import annotations
@@ -312,10 +312,10 @@ REGISTRY.add("ULC-emb", _ulc_emb, "uniform linear combination of the bundled set
 def _ulc_years() -> ULCMetric:
     return ULCMetric("ULC-years")
 
-REGISTRY.add("ULC-years", _ulc_years, "combination of the bundled set ULC-years (text and "
-             "embedding metrics, English): selected by figures on a year it was not fitted "
-             "on, fitted on WMT17 + WMT19 into-English DA (scripts/cross_year.py)",
-             layers=("emb",))
+REGISTRY.add("ULC-years", _ulc_years, "combination of the bundled set ULC-years (soft role "
+             "matching and embedding metrics, English): selected by figures on a year it was "
+             "not fitted on, fitted on WMT17 + WMT19 into-English DA (scripts/cross_year.py)",
+             layers=("emb", "srl"))
 
 
 def _set_metric(name: str) -> Callable[[], ULCMetric]:
