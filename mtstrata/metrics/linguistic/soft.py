@@ -1,4 +1,5 @@
-"""SR-Mrs: soft matching of semantic-role arguments in the vector space of the ``emb`` layer.
+"""Soft matching of whole elements in the vector space of the ``emb`` layer: SR-Mrs (role
+arguments), NE-Mes (named entities), SP-Ocs (chunks).
 
 SR-Mr(t) (:mod:`~mtstrata.metrics.linguistic.overlap`) matches whole arguments of role ``t`` as
 strings: "the automobile" and "the car" as A1 do not match. SR-Mrs(t) represents each argument
@@ -15,12 +16,19 @@ arguments of the selected roles on either side is undefined (left out of the mea
 sentence score), one side empty gives 0. Several references: the best is kept. Statistics:
 ``[score_sum, defined, hits, hyp, ref]``; the corpus score is the mean of the defined segment
 scores (Asiya).
+
+The same matcher (:class:`SoftSpans`) over the other families whose elements are typed spans:
+``NE-Mes(t)`` matches whole named entities of type ``t`` (NE-Me(t) with cosines: "General
+Motors Co" ~ "General Motors"; a PERSON never matches an ORG) and ``SP-Ocs(t)`` whole chunks of
+type ``t`` (spaCy's chunks are noun phrases). The dependency families (DP-) have no span
+elements (their elements are words, relations and head-word chains) and have no soft form.
 """
 
 from __future__ import annotations
 
+import abc
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -63,19 +71,32 @@ def token_vectors(seg: Segment, v: Vectors) -> np.ndarray:
     return out
 
 
-def arguments(seg: Segment, v: Vectors, roles: set[str] | None) -> dict[str, np.ndarray]:
-    """Role -> ``(n_args, dim)`` unit vectors of the segment's arguments of that role."""
+def span_vectors(seg: Segment, v: Vectors, spans: Iterable[tuple[str, int, int]],
+                 types: set[str] | None) -> dict[str, np.ndarray]:
+    """Type -> ``(n, dim)`` unit vectors of the segment's spans (``(type, start, end)`` over
+    annotator tokens, in order) of the selected types: each the normalised mean of its tokens'
+    vectors."""
     tv = token_vectors(seg, v)
     found: dict[str, list[np.ndarray]] = {}
+    for typ, start, end in spans:
+        if types is not None and typ not in types:
+            continue
+        m = tv[start:end].mean(axis=0) if end > start else np.zeros(tv.shape[1])
+        n = np.linalg.norm(m)
+        found.setdefault(typ, []).append(m / n if n > 0 else m)
+    return {r: np.vstack(x) for r, x in found.items()}
+
+
+def role_spans(seg: Segment) -> Iterator[tuple[str, int, int]]:
+    """The role arguments of every frame (a role outside the inventory counts as "other")."""
     for fr in seg.frames:
         for a in fr.args:
-            role = a.label if a.label in ex.SR_ARG.types else "other"
-            if roles is not None and role not in roles:
-                continue
-            m = tv[a.start:a.end].mean(axis=0) if a.end > a.start else np.zeros(tv.shape[1])
-            n = np.linalg.norm(m)
-            found.setdefault(role, []).append(m / n if n > 0 else m)
-    return {r: np.vstack(x) for r, x in found.items()}
+            yield (a.label if a.label in ex.SR_ARG.types else "other"), a.start, a.end
+
+
+def arguments(seg: Segment, v: Vectors, roles: set[str] | None) -> dict[str, np.ndarray]:
+    """Role -> ``(n_args, dim)`` unit vectors of the segment's arguments of that role."""
+    return span_vectors(seg, v, role_spans(seg), roles)
 
 
 def soft_counts(h: dict[str, np.ndarray], r: dict[str, np.ndarray], threshold: float
@@ -99,18 +120,17 @@ def soft_counts(h: dict[str, np.ndarray], r: dict[str, np.ndarray], threshold: f
 
 
 @dataclass(frozen=True)
-class SRMrs(EmbBase):
-    """Soft matching of role arguments (see the module docstring)."""
+class SoftSpans(EmbBase, abc.ABC):
+    """Soft one-to-one matching of typed spans in the emb layer's vector space (see the module
+    docstring); subclasses say which spans (:meth:`spans`) and how a type is named."""
 
     t: str = "*"
     threshold: float = 0.7
     meas: Meas = "jac"
 
-    name: ClassVar[str] = "SR-Mrs"
-    # the emb layer too: the run computes and caches it, and its provider's version is in ann:
-    requires: ClassVar[frozenset[Layer]] = frozenset({Layer.TOKENS, Layer.SRL, Layer.EMB})
+    name: ClassVar[str] = "soft-spans"
     statistics: ClassVar[tuple[str, ...]] = ("score_sum", "defined", "hits", "hyp", "ref")
-    signature_exclude = frozenset({"jobs", "t"})  # the role is part of the name
+    signature_exclude = frozenset({"jobs", "t"})  # the type is part of the name
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -118,23 +138,29 @@ class SRMrs(EmbBase):
             raise ConfigError(f"{self.display_name()}: threshold={self.threshold} is not a "
                               "cosine; give a value in [-1, 1] (default 0.7).")
         if self.t != "*":
-            up = self.t.upper()
-            role = "AM-" + up if re.fullmatch(r"[A-Z]{3}", up) and up != "OTH" else self.t
-            object.__setattr__(self, "t", ex.SR_ARG.resolve(role))
+            object.__setattr__(self, "t", self.resolve(self.t))
+
+    @abc.abstractmethod
+    def resolve(self, t: str) -> str:
+        """The inventory spelling of a type the user named (ConfigError if unknown)."""
+
+    @abc.abstractmethod
+    def spans(self, seg: Segment) -> Iterable[tuple[str, int, int]]:
+        """``(type, start, end)`` of the segment's spans, over annotator tokens."""
 
     def display_name(self) -> str:
-        return f"SR-Mrs({self.t})"
+        return f"{self.name}({self.t})"
 
     def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
                     ) -> np.ndarray:
         hv, rv, _ = self.sides(hyps, refs)
-        roles = None if self.t == "*" else {self.t}
+        types = None if self.t == "*" else {self.t}
         out = np.zeros((len(hv), 5))
         for i, (h, rs) in enumerate(zip(hyps, refs, strict=True)):
-            ha = arguments(h, hv[i], roles)
+            ha = span_vectors(h, hv[i], self.spans(h), types)
             best: tuple[float, float, float, float] | None = None
             for r, vr in zip(rs, rv[i], strict=True):
-                c = soft_counts(ha, arguments(r, vr, roles), self.threshold)
+                c = soft_counts(ha, span_vectors(r, vr, self.spans(r), types), self.threshold)
                 val = measure(*c, self.meas)
                 if best is None or (not np.isnan(val) and (np.isnan(best[0]) or val > best[0])):
                     best = (val, *c)
@@ -156,13 +182,64 @@ class SRMrs(EmbBase):
                 for k in ("p", "r", "f")}
 
 
-def _make(t: str, **kw: object) -> SRMrs:
-    return SRMrs(t=t, **kw)  # type: ignore[arg-type]
+@dataclass(frozen=True)
+class SRMrs(SoftSpans):
+    """Soft matching of role arguments (see the module docstring)."""
+
+    name: ClassVar[str] = "SR-Mrs"
+    # the emb layer too: the run computes and caches it, and its provider's version is in ann:
+    requires: ClassVar[frozenset[Layer]] = frozenset({Layer.TOKENS, Layer.SRL, Layer.EMB})
+
+    def resolve(self, t: str) -> str:
+        up = t.upper()
+        return ex.SR_ARG.resolve("AM-" + up if re.fullmatch(r"[A-Z]{3}", up) and up != "OTH"
+                                 else t)
+
+    def spans(self, seg: Segment) -> Iterable[tuple[str, int, int]]:
+        return role_spans(seg)
 
 
-_make.__annotations__ = {"threshold": float, "meas": Meas, "model": str, "weights": str,
-                         "jobs": int, "return": SRMrs}
-REGISTRY.add_family("SR-Mrs(t)", r"SR-Mrs\((.+)\)", _make,
-                    "soft matching of whole arguments of role t by emb-vector cosine >= "
-                    "threshold (default 0.7), (*) all roles", ("emb", "srl"),
-                    examples=("SR-Mrs(*)", "SR-Mrs(A1)"))
+@dataclass(frozen=True)
+class NEMes(SoftSpans):
+    """Soft matching of whole named entities of the same type (NE-Me(t) with cosines)."""
+
+    name: ClassVar[str] = "NE-Mes"
+    requires: ClassVar[frozenset[Layer]] = frozenset({Layer.TOKENS, Layer.NER, Layer.EMB})
+
+    def resolve(self, t: str) -> str:
+        return ex.NE_ENTITY.resolve(t)
+
+    def spans(self, seg: Segment) -> Iterable[tuple[str, int, int]]:
+        return ((e.label, e.start, e.end) for e in seg.entities)
+
+
+@dataclass(frozen=True)
+class SPOcs(SoftSpans):
+    """Soft matching of whole chunks of the same type (the chunks of SP-Oc(t) as units)."""
+
+    name: ClassVar[str] = "SP-Ocs"
+    requires: ClassVar[frozenset[Layer]] = frozenset({Layer.TOKENS, Layer.CHUNKS, Layer.EMB})
+
+    def resolve(self, t: str) -> str:
+        return ex.CHUNK.resolve(t)
+
+    def spans(self, seg: Segment) -> Iterable[tuple[str, int, int]]:
+        return ((c.label, c.start, c.end) for c in seg.chunks)
+
+
+def _family(cls: type[SoftSpans], layers: tuple[str, ...], what: str,
+            examples: tuple[str, ...]) -> None:
+    def make(t: str, **kw: object) -> SoftSpans:
+        return cls(t=t, **kw)  # type: ignore[arg-type]
+
+    make.__annotations__ = {"threshold": float, "meas": Meas, "model": str, "weights": str,
+                            "jobs": int, "return": cls}
+    REGISTRY.add_family(f"{cls.name}(t)", rf"{re.escape(cls.name)}\((.+)\)", make,
+                        f"soft matching of {what} by emb-vector cosine >= threshold "
+                        "(default 0.7), (*) all types", layers, examples=examples)
+
+
+_family(SRMrs, ("emb", "srl"), "whole arguments of role t", ("SR-Mrs(*)", "SR-Mrs(A1)"))
+_family(NEMes, ("emb", "ner"), "whole named entities of type t", ("NE-Mes(*)",
+                                                                   "NE-Mes(PERSON)"))
+_family(SPOcs, ("emb", "chunks"), "whole chunks of type t", ("SP-Ocs(*)", "SP-Ocs(NP)"))
