@@ -65,7 +65,7 @@ results: setup
 		--cache $(R)/annotations.sqlite --emb-sets ../build --ling-tables $(R)/17-ling \
 		--ref-tables $(R)/17-ref --out ../RESULTS.md
 	cd scripts && $(PY) cross_year.py --data $(DATA) --tables $(R)/cross-year \
-		--cache $(R)/annotations.sqlite --emb --wmt17-judged $(R)/cross-year-data \
-		--json ../build/cross_year.json --results ../RESULTS.md
+		--cache $(R)/annotations.sqlite --wmt17-judged $(R)/cross-year-data \
+		--json-dir ../build/cross-year --results ../RESULTS.md
 	cd scripts && $(PY) make_results.py --data $(DATA) --tables $(R)/17-text \
 		--ling-tables $(R)/17-ling --out ../RESULTS.md

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cross_year_report import bundlable, choose, section
+from cross_year_report import bundlable, choose, section, sets_section
 
 from mtstrata.combine.search import hill_climb
 from mtstrata.combine.stats import kendall, kendall_grouped, pairwise_accuracy, pearson
@@ -69,8 +69,27 @@ LATE = ("ROUGE-L", "ROUGE-W", "GTM-1")
 TEXT = (*LEXICAL_CANDIDATES, *LATE)
 EMB = ("EMB-cos", "EMB-F")
 #: METEOR (WordNet synonyms) and soft role matching (the learned labeller's arguments compared in
-#: the emb layer's vector space): the linguistic candidates of issue 29's item 3 (``--ling``)
+#: the emb layer's vector space): the linguistic candidates of issue 29's item 3
 LING = ("METEOR-sy", "SR-Mrs(*)")
+#: the Asiya families over spaCy's layers and the learned labeller, hard matching (the candidates
+#: of the WMT17-only ULC before issue 29)
+ASIYA = ("SP-Op(*)", "SP-Oc(*)", "SP-pBLEU", "Ol-lem", "SP-lBLEU",
+         "DP-Or(*)", "DP-Oc(*)", "DP-HWCM_c-4", "DP-HWCM_r-4", "DP-HWCM_w-4",
+         "NE-Oe(*)", "NE-Oe(**)", "NE-Me(*)", "SR-Or(*)", "SR-Mr(*)", "SR-Orv(*)", "SR-Or")
+#: issue 29's item 4 (signal for close systems): idf-weighted and one-sided token matching, and
+#: soft (emb-vector) matching of whole entities and chunks beside SR-Mrs' role arguments
+CLOSE = ("EMB-F:idf=yes", "EMB-P", "EMB-R", "NE-Mes(*)", "SP-Ocs(*)")
+#: candidate pools, each the pool of one bundled set (``--pools``)
+POOLS = {"lex": TEXT, "ling": (*TEXT, "METEOR-sy", *ASIYA), "emb": (*TEXT, *EMB),
+         "all": (*TEXT, *EMB, *LING), "wide": (*TEXT, *EMB, *LING, *ASIYA, *CLOSE)}
+#: the bundled set each pool is for (``wide``: item 4's candidates added to ``all``, measured;
+#: it did not help the held-out years, see RESULTS.md's cross-year-sets section)
+SET_OF_POOL = {"lex": "ULC-lex", "ling": "ULC", "emb": "ULC-emb", "all": "ULC-years",
+               "wide": None}
+#: single metrics compared in the cross-year-sets section: hard matching and its soft (or idf)
+#: form
+SOFT_VS_HARD = (("SR-Mr(*)", "SR-Mrs(*)"), ("NE-Me(*)", "NE-Mes(*)"), ("SP-Oc(*)", "SP-Ocs(*)"),
+                ("EMB-F", "EMB-F:idf=yes"))
 BASELINE = "chrf"
 SYS_STATS = ("pearson", "accuracy", "kendall")
 SEG_STATS = ("kendall_item", "kendall_flat", "pearson")
@@ -325,62 +344,90 @@ def diff_interval(proc: Procedure, years: Mapping[str, list[ScoreTable]], n: int
     return out
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", type=Path,
-                   default=Path(os.environ.get("MTSTRATA_DATA", "../shared/data")))
-    p.add_argument("--tables", type=Path, default=Path.home() / ".cache/mtstrata/tables")
-    p.add_argument("--cache", help="annotation cache file (the emb layer)")
-    p.add_argument("--emb", action="store_true", help=f"add the embedding candidates {EMB}")
-    p.add_argument("--ling", action="store_true", help=f"add the linguistic candidates {LING} "
-                   "(spaCy, the learned role labeller and the emb layer)")
-    p.add_argument("--extra", nargs="+", default=[], metavar="SPEC",
-                   help="more candidate metrics (specs), e.g. ROUGE-L GTM-1")
-    p.add_argument("--objectives", nargs="+", default=["sys_pearson", "accuracy"])
-    p.add_argument("--fits", nargs="+", default=["minmax", "pairsd", "z"])
-    p.add_argument("--score-only", action="store_true", help="fill the table cache and stop")
-    p.add_argument("--wmt17-judged", type=Path, metavar="SCRATCH",
-                   help="measure WMT17 on its judged segments only (copies written under "
-                   "SCRATCH, outside the repository; see judged_subset)")
-    p.add_argument("--json", type=Path, help="write every figure here")
-    p.add_argument("--results", type=Path, help="rewrite the cross-year section of this file")
-    args = p.parse_args()
-    candidates = list(dict.fromkeys([*TEXT, *(EMB if args.emb else ()),
-                                     *(LING if args.ling else ()), *args.extra]))
-    annotation = AnnotationOptions(cache=args.cache, quiet=True)
-    try:
-        dirs = {y: pair_dirs(args.data, y) for y in YEARS}
-        if args.wmt17_judged:
-            dirs["wmt17"] = judged_subset(dirs["wmt17"], args.wmt17_judged)
-        years = {y: load_tables(d, candidates, args.tables, annotation)
-                 for y, d in dirs.items()}
-    except InputError as e:
-        print(e, file=sys.stderr)
-        return 2
-    if args.score_only:
-        return 0
-    procs = procedures(candidates, args.objectives, args.fits)
-    result = {"candidates": candidates, "across_years": across_years(procs, years),
-              "by_pair": by_pair(procs, years),
-              "learned_alpha_by_year": alpha_by_year(candidates, years),
-              "wmt17_judged": bool(args.wmt17_judged)}
+def run_pool(pool: str, candidates: Sequence[str], years: Mapping[str, list[ScoreTable]],
+             objectives: Sequence[str], fits: Sequence[str]) -> dict[str, Any]:
+    """Every figure of one candidate pool, and the interval of the procedure it would bundle."""
+    log(f"pool {pool}: {len(candidates)} candidates")
+    procs = procedures(candidates, objectives, fits)
+    result: dict[str, Any] = {
+        "pool": pool, "set": SET_OF_POOL.get(pool), "candidates": list(candidates),
+        "across_years": across_years(procs, years), "by_pair": by_pair(procs, years),
+        "learned_alpha_by_year": alpha_by_year(candidates, years),
+        "singles": {m: {y: average(measure(single(m), ts, seg=True)) for y, ts in years.items()}
+                    for pair in SOFT_VS_HARD for m in pair if m in candidates}}
     try:  # the interval of the procedure that would be bundled
         name = choose(result, bundlable)
         result["bundled_interval"] = {"procedure": name, "n": 1000, "seed": 12345,
                                       **diff_interval(procs[name], years)}
     except SystemExit:
         pass
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=1, allow_nan=True), encoding="utf-8")
-    lines = section(result)
-    print("\n".join(lines))
-    if args.results:
+    return result
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data", type=Path,
+                   default=Path(os.environ.get("MTSTRATA_DATA", "../shared/data")))
+    p.add_argument("--tables", type=Path, default=Path.home() / ".cache/mtstrata/tables")
+    p.add_argument("--cache", help="annotation cache file (the spaCy, role and emb layers)")
+    p.add_argument("--pools", nargs="+", choices=list(POOLS), default=list(POOLS),
+                   help="candidate pools, one per bundled set: " + "; ".join(
+                       f"{k} -> {v}" for k, v in SET_OF_POOL.items()))
+    p.add_argument("--extra", nargs="+", default=[], metavar="SPEC",
+                   help="more candidate metrics (specs) for every pool")
+    p.add_argument("--objectives", nargs="+", default=["sys_pearson", "accuracy"])
+    p.add_argument("--fits", nargs="+", default=["minmax", "pairsd", "z"])
+    p.add_argument("--score-only", action="store_true", help="fill the table cache and stop")
+    p.add_argument("--wmt17-judged", type=Path, metavar="SCRATCH",
+                   help="measure WMT17 on its judged segments only (copies written under "
+                   "SCRATCH, outside the repository; see judged_subset)")
+    p.add_argument("--json-dir", type=Path,
+                   help="write every figure here, one cross_year.<pool>.json per pool")
+    p.add_argument("--results", type=Path, help="rewrite the cross-year sections of this file")
+    p.add_argument("--from-json", action="store_true", help="compute nothing: read the figures "
+                   "of --json-dir (an earlier run) and write the sections")
+    args = p.parse_args()
+    if args.from_json:
+        if not args.json_dir:
+            p.error("--from-json reads --json-dir DIR")
+        return write_results({k: json.loads((args.json_dir / f"cross_year.{k}.json").read_text(
+            encoding="utf-8")) for k in args.pools}, args.results)
+    pools = {k: list(dict.fromkeys([*POOLS[k], *args.extra])) for k in args.pools}
+    union = list(dict.fromkeys(m for c in pools.values() for m in c))
+    annotation = AnnotationOptions(cache=args.cache, quiet=True)
+    try:
+        dirs = {y: pair_dirs(args.data, y) for y in YEARS}
+        if args.wmt17_judged:
+            dirs["wmt17"] = judged_subset(dirs["wmt17"], args.wmt17_judged)
+        years = {y: load_tables(d, union, args.tables, annotation) for y, d in dirs.items()}
+    except InputError as e:
+        print(e, file=sys.stderr)
+        return 2
+    if args.score_only:
+        return 0
+    results = {}
+    for pool, candidates in pools.items():
+        results[pool] = run_pool(pool, candidates, years, args.objectives, args.fits)
+        results[pool]["wmt17_judged"] = bool(args.wmt17_judged)
+        if args.json_dir:
+            args.json_dir.mkdir(parents=True, exist_ok=True)
+            (args.json_dir / f"cross_year.{pool}.json").write_text(
+                json.dumps(results[pool], indent=1, allow_nan=True), encoding="utf-8")
+    return write_results(results, args.results)
+
+
+def write_results(results: Mapping[str, Mapping[str, Any]], path: Path | None) -> int:
+    """Print the cross-year sections (and rewrite them in ``path``)."""
+    sections = {"cross-year-sets": sets_section(results)}
+    if "all" in results:
+        sections["cross-year"] = section(results["all"])
+    for lines in sections.values():
+        print("\n".join(lines))
+    if path:
         from results_doc import write_sections
 
-        write_sections(args.results, "scripts/cross_year.py", {"cross-year": lines})
+        write_sections(path, "scripts/cross_year.py", sections)
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -8,13 +8,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["choose", "section"]
+__all__ = ["choose", "section", "sets_section"]
+
+
+#: the held-out segment figures a bundled procedure must not have below chrF's
+SEG_CHECKS = ("seg_kendall_item", "seg_kendall_flat", "seg_pearson")
 
 
 def choose(result: Mapping[str, Any], usable: Callable[[str], bool]) -> str:
     """The procedure to bundle, by held-out figures only: the highest system Pearson averaged
     over both directions, among the usable procedures whose held-out-pair segment figures
-    (flat Kendall and Pearson) are not below chrF's."""
+    (item-wise Kendall, the issue's segment statistic, flat Kendall and Pearson) are not below
+    chrF's."""
     ay, bp = result["across_years"], result["by_pair"]
 
     def sys_r(name: str) -> float:
@@ -22,7 +27,7 @@ def choose(result: Mapping[str, Any], usable: Callable[[str], bool]) -> str:
 
     base = bp["chrF"]["avg"]
     ok = [n for n in ay if usable(n) and all(
-        bp[n]["avg"][k] >= base[k] for k in ("seg_kendall_flat", "seg_pearson"))]
+        bp[n]["avg"][k] >= base[k] for k in SEG_CHECKS)]
     if not ok:
         raise SystemExit("no usable procedure is at least chrF's level at segment level held "
                          "out: nothing to bundle")
@@ -57,6 +62,104 @@ def _f(v: object) -> str:
     return "n/a" if not isinstance(v, float) or np.isnan(v) else f"{v:.3f}"
 
 
+def _pool_text(candidates: list[str]) -> str:
+    parts = [(("EMB-cos", "EMB-F"), ", EMB-cos, EMB-F"), (("METEOR-sy",), ", METEOR-sy"),
+             (("SR-Mrs(*)",), ", SR-Mrs(\\*)"),
+             (("SP-Op(*)", "NE-Me(*)"), ", the 17 Asiya families over spaCy and the learned "
+              "labeller (SP-, DP-, NE-, SR-; hard matching)"),
+             (("EMB-F:idf=yes", "NE-Mes(*)"), ", EMB-F:idf=yes, EMB-P, EMB-R, NE-Mes(\\*), "
+              "SP-Ocs(\\*)")]
+    return "".join(text for need, text in parts if all(m in candidates for m in need))
+
+
+def sets_section(results: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The ``cross-year-sets`` section: for each candidate pool, the procedure its bundled set
+    is rebuilt with (:func:`choose`) and that procedure's held-out figures beside chrF's."""
+    lines = ["", "### The bundled sets, rebuilt across years (issue 29)", "",
+             "Each bundled set is the procedure of `scripts/cross_year.py` with the best held-out "
+             "figures over its own candidate pool (`cross_year_report.choose`: mean system "
+             "Pearson of the two directions, among the procedures usable as a set whose "
+             "held-out-pair segment item-wise Kendall, flat Kendall and Pearson are not below "
+             "chrF's), fitted again "
+             "on both years by `scripts/make_sets.py --cross-year DIR`. Figures are held out: "
+             "system level on the year the procedure was not run on, segment level on the "
+             "WMT17 pair it was not run on.", "",
+             "| set (pool, candidates) | procedure | 17->19 sys r | 19->17 sys r | mean vs chrF "
+             "[95% intervals] | held-out seg Kendall item (chrF) |", "|---|---|---|---|---|---|"]
+    for pool, r in results.items():
+        ay, bp = r["across_years"], r["by_pair"]
+        head = (f"| `{r['set']}` ({pool}, {len(r['candidates'])}) |" if r.get("set") else
+                f"| not bundled ({pool}, {len(r['candidates'])}) |")
+        try:
+            name = choose(r, bundlable)
+        except SystemExit as e:
+            lines.append(f"{head} not rebuilt: {e} | | | | |")
+            continue
+        iv = r.get("bundled_interval") or {}
+        ivs = (f" [{iv['wmt17->wmt19'][0]:+.3f}, {iv['wmt17->wmt19'][1]:+.3f}] / "
+               f"[{iv['wmt19->wmt17'][0]:+.3f}, {iv['wmt19->wmt17'][1]:+.3f}]"
+               if iv.get("procedure") == name else "")
+        lines.append(
+            f"{head} {name} | {_f(ay[name]['wmt17->wmt19']['avg']['pearson'])} | "
+            f"{_f(ay[name]['wmt19->wmt17']['avg']['pearson'])} | "
+            f"{_mean_r(ay[name]) - _mean_r(ay['chrF']):+.3f}{ivs} | "
+            f"{_f(bp[name]['avg'].get('seg_kendall_item'))} "
+            f"({_f(bp['chrF']['avg'].get('seg_kendall_item'))}) |")
+    chrf = next(iter(results.values()))["across_years"]["chrF"]
+    lines += ["", f"chrF: 17->19 {_f(chrf['wmt17->wmt19']['avg']['pearson'])}, 19->17 "
+              f"{_f(chrf['wmt19->wmt17']['avg']['pearson'])}. Intervals: paired bootstrap of "
+              "the difference to chrF, systems resampled within each pair (1000 resamples, seed "
+              "12345), 17->19 / 19->17."]
+    wide, full = results.get("wide"), results.get("all")
+    if wide and full:
+        gain = {k: _gain(r) for k, r in (("wide", wide), ("all", full))}
+        lines += ["", "Pool `wide` is `all` plus issue 29's candidates for close systems (the "
+                  "17 Asiya families with hard matching, EMB-F:idf=yes, EMB-P, EMB-R, and soft "
+                  "matching of whole entities and chunks: NE-Mes(\\*), SP-Ocs(\\*)). Its chosen "
+                  f"procedure reaches {_gain_text(gain['wide'])} against `all`'s "
+                  f"{_gain_text(gain['all'])}: "
+                  + ("with more candidates to choose from, the held-out years did not gain, "
+                     "so `ULC-years` keeps the pool `all`."
+                     if (gain["wide"] or -9.0) <= (gain["all"] or -9.0) else
+                     "the held-out years gained.")]
+    lines += _singles(wide or full or {})
+    return [*lines, ""]
+
+
+def _gain(r: Mapping[str, Any]) -> float | None:
+    try:
+        name = choose(r, bundlable)
+    except SystemExit:
+        return None
+    return _mean_r(r["across_years"][name]) - _mean_r(r["across_years"]["chrF"])
+
+
+def _gain_text(g: float | None) -> str:
+    return "no usable procedure" if g is None else f"{g:+.3f} mean system Pearson over chrF"
+
+
+def _singles(r: Mapping[str, Any]) -> list[str]:
+    """Hard matching beside its soft (or idf-weighted) form, single metrics (nothing fitted)."""
+    singles = r.get("singles") or {}
+    if not singles:
+        return []
+    import cross_year  # the pairs compared (a script beside this one)
+
+    out = ["", "Single metrics, hard matching beside its soft form (and EMB-F beside its idf "
+           "weighting); nothing is fitted, so nothing is held out: system Pearson averaged "
+           "over each year's 7 pairs, and WMT17 segment Kendall item-wise / flat:", "",
+           "| metric | WMT17 sys r | WMT19 sys r | WMT17 seg Kendall item / flat |",
+           "|---|---|---|---|"]
+    for pair in cross_year.SOFT_VS_HARD:
+        for m in pair:
+            if m in singles:
+                a, b = singles[m]["wmt17"], singles[m]["wmt19"]
+                out.append(f"| {m.replace('*', chr(92) + '*')} | {_f(a.get('pearson'))} | "
+                           f"{_f(b.get('pearson'))} | {_f(a.get('seg_kendall_item'))} / "
+                           f"{_f(a.get('seg_kendall_flat'))} |")
+    return out
+
+
 def section(result: Mapping[str, object]) -> list[str]:
     """The ``cross-year`` section of RESULTS.md from :func:`main`'s result."""
     ay, bp = result["across_years"], result["by_pair"]
@@ -68,19 +171,21 @@ def section(result: Mapping[str, object]) -> list[str]:
         "(7 pairs, lowercased and tokenised text; system and segment judgments) and WMT19 (7 "
         "pairs, cased and detokenised; system judgments only); no judgment of WMT21 or later "
         f"was read. Candidates: {len(result['candidates'])} "  # type: ignore[arg-type]
-        "(the text variants of `LEXICAL_CANDIDATES`, ROUGE-L, ROUGE-W, GTM-1" + (
-            ", EMB-cos, EMB-F" if "EMB-cos" in result["candidates"] else "")  # type: ignore[operator]
-        + (", METEOR-sy, SR-Mrs(\\*)" if "SR-Mrs(*)" in result["candidates"] else "")
+        f"(pool `{result.get('pool', 'all')}`: the text variants of `LEXICAL_CANDIDATES`, "
+        "ROUGE-L, ROUGE-W, GTM-1" + _pool_text(result["candidates"])  # type: ignore[arg-type]
         + "; TER left out for time: 45 s per 3,000-segment system). ROUGE-L, ROUGE-W and "
         "GTM-1 joined the candidates after a first run without them, whose best procedure "
         "(the ridge) reached +0.012 mean system Pearson over chrF: the choice of candidates "
         "saw these held-out figures." + (
             " METEOR-sy and SR-Mrs(\\*) (soft matching of the learned labeller's role "
-            "arguments in the emb layer's vector space) joined in a last run (`--ling`), after "
+            "arguments in the emb layer's vector space) joined in a later run, after "
             "a run without them whose bundled procedure reached +0.023; the issue that asked "
             "for linguistic candidates names both among the best single metrics on its own "
             "held-out year, so their choice saw that." if "SR-Mrs(*)" in result["candidates"]
             else "") + (
+            " The Asiya families and the candidates for close systems (EMB-F with idf, EMB-P, "
+            "EMB-R, NE-Mes(\\*), SP-Ocs(\\*)) joined after that run, whose bundled procedure "
+            "reached +0.027." if "NE-Mes(*)" in result["candidates"] else "") + (
             " WMT17 is measured on its judged segments only (the ~500 distinct judged segments "
             "of each pair, every system; system scores are computed over those segments, for "
             "every metric alike): the embedding layer over every segment of every WMT17 system "
@@ -106,7 +211,7 @@ def section(result: Mapping[str, object]) -> list[str]:
             f"{_f(s.get('seg_kendall_flat'))} / {_f(s.get('seg_pearson'))} |")
     try:
         bundled = choose(result, bundlable)
-        lines += ["", f"Bundled as `ULC-years` (`scripts/make_sets.py --only ULC-years`, chosen "
+        lines += ["", f"Bundled as `ULC-years` (`scripts/make_sets.py --cross-year DIR`, chosen "
                   f"by these held-out figures: `cross_year_report.choose`): **{bundled}**, "
                   "fitted again on both years" + (
                       ", its system-level penalty chosen by the held-out year (table below; "

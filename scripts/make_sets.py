@@ -1,37 +1,31 @@
-"""Build the bundled metric sets ``mtstrata/data/sets/ULC.json``, ``ULC-lex.json`` and
-``ULC-emb.json``.
+"""Build the bundled metric sets ``mtstrata/data/sets/ULC-lex.json``, ``ULC.json``,
+``ULC-emb.json`` and ``ULC-years.json`` across years (issue 29).
 
-Both are selected with mtstrata's own hill climbing (:func:`mtstrata.combine.search.
-hill_climb`, forward-backward, scored on held-out language pairs) on the WMT17 into-English
-DA data (``../shared/data/wmt17_toen_da``):
+Each set is the procedure of ``scripts/cross_year.py`` with the best held-out figures over its
+own candidate pool (:func:`cross_year_report.choose`: the mean of the system Pearson measured on
+WMT19 after a run on WMT17 and on WMT17 after a run on WMT19, among the procedures usable as a
+set whose held-out-pair segment figures are not below chrF's), run again on both years (all 14
+into-English pairs, :func:`build_set`):
 
-* ``ULC-lex``: text metrics only (``LEXICAL_CANDIDATES`` plus TER), every WMT17 pair;
-* ``ULC``: the text candidates plus linguistic ones (``LINGUISTIC_CANDIDATES``, English
-  annotation by the locked spaCy model and the learned SRL labeller), on the pairs given with
-  ``--ling-pairs`` (annotation is the slow step: ~100 texts/s/core).
+* ``ULC-lex``: pool ``lex``, text metrics only (usable for any target language);
+* ``ULC``: pool ``ling``, text metrics plus METEOR-sy and the Asiya families (English targets:
+  spaCy, the learned role labeller, WordNet);
+* ``ULC-emb``: pool ``emb``, text metrics plus EMB-cos and EMB-F (the emb layer);
+* ``ULC-years``: pool ``all``, every layer (text, linguistic with hard and soft matching,
+  embedding).
 
-Each file records in ``provenance`` what made it: the mtstrata version, every member's full
-signature, the dev pairs, the candidates, objective and mode, and the dev correlations of the
-selected set (system-level Pearson and segment-level Pearson per pair and averaged, computed by
-``mtstrata meta``'s code on the same tables). Nothing is typed in by hand.
+Each file records in ``provenance`` what made it: the data and years, the candidates, the
+procedure and its objective, the held-out figures that chose it with chrF's beside them, every
+member's full signature and the in-sample figures of the final fit. Nothing is typed in by
+hand. Usage::
 
-Usage::
-
-    python scripts/make_sets.py --data ../shared/data/wmt17_toen_da \\
-        [--only ULC-lex] [--pairs cs-en de-en fi-en] [--ling-pairs de-en cs-en fi-en] \\
-        [--cache ANN.sqlite] [--tables DIR] [--import-tables DIR...]
-
-The bundled files were made with ``--pairs cs-en de-en fi-en lv-en --ling-pairs cs-en de-en
-fi-en lv-en`` (see their ``provenance``): the four dev pairs of RESULTS.md.
-``ULC-years`` (issue 29) is built apart, from the figures of ``scripts/cross_year.py``: the
-procedure with the best held-out figures across WMT17 and WMT19 (:func:`build_years`), fitted
-again on both years::
-
-    python scripts/cross_year.py --emb --ling --wmt17-judged SCRATCH --json CY.json [--tables DIR]
-    python scripts/make_sets.py --only ULC-years --cross-year CY.json --wmt17-judged SCRATCH \
+    python scripts/cross_year.py --wmt17-judged SCRATCH --json-dir CY [--tables DIR] \
+        [--cache ANN.sqlite]
+    python scripts/make_sets.py --cross-year CY --wmt17-judged SCRATCH [--only ULC-lex] \
         [--tables DIR] [--cache ANN.sqlite]
 
-(``SCRATCH``: a folder outside the repository for the judged-segment copies of WMT17.)
+(``SCRATCH``: a folder outside the repository for the judged-segment copies of WMT17; the same
+``--tables`` and ``--cache`` as cross_year.py's, so every column is served from its cache.)
 """
 
 from __future__ import annotations
@@ -42,26 +36,22 @@ import datetime
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from mtstrata._version import __version__
-from mtstrata.combine.report import table_records, with_average
-from mtstrata.combine.search import hill_climb
-from mtstrata.combine.table import LEXICAL_CANDIDATES, cached_table
+from mtstrata.errors import InputError
 from mtstrata.layers import AnnotationOptions
 from mtstrata.metrics.ulc import BUNDLED, SETS_DIR
 
-TEXT_CANDIDATES = (*LEXICAL_CANDIDATES, "ter")
-LINGUISTIC_CANDIDATES = (
-    "SP-Op(*)", "SP-Oc(*)", "SP-pBLEU", "Ol-lem", "SP-lBLEU",
-    "DP-Or(*)", "DP-Oc(*)", "DP-HWCM_c-4", "DP-HWCM_r-4", "DP-HWCM_w-4",
-    "NE-Oe(*)", "NE-Oe(**)", "NE-Me(*)",
-    "SR-Or(*)", "SR-Mr(*)", "SR-Orv(*)", "SR-Or",
-)
-#: the embedding metrics (the emb layer: the pinned all-MiniLM-L6-v2)
-EMB_CANDIDATES = ("EMB-F", "EMB-P", "EMB-R", "EMB-F:idf=yes", "EMB-cos")
-OBJECTIVE = "sys_pearson"
-MODE = "forward-backward"
+#: what each set's provenance says of its members' layers
+NOTES = {
+    "ULC-lex": "text metrics only: usable for any target language",
+    "ULC": "text and linguistic metrics (English targets: spaCy en_core_web_sm annotation, the "
+           "learned role labeller, WordNet)",
+    "ULC-emb": "text and embedding metrics (English targets: the emb layer's pinned "
+               "all-MiniLM-L6-v2)",
+    "ULC-years": "every layer: text, linguistic (hard and soft matching) and embedding metrics "
+                 "(English targets: spaCy, the learned role labeller, WordNet and the emb "
+                 "layer's pinned all-MiniLM-L6-v2)",
+}
 
 
 def import_tables(dirs: list[Path], sources: list[str], tables: str,
@@ -126,50 +116,6 @@ def import_tables(dirs: list[Path], sources: list[str], tables: str,
     return imported
 
 
-def build(name: str, dirs: list[Path], candidates: tuple[str, ...], args: argparse.Namespace,
-          note: str) -> Path:
-    """Score every candidate on ``dirs``, search, save the set with its provenance."""
-    annotation = AnnotationOptions(cache=args.cache, quiet=False)
-    tables = []
-    for d in dirs:
-        print(f"{name}: scoring {d.name} ({len(candidates)} candidates)", file=sys.stderr,
-              flush=True)
-        tables.append(cached_table(d, list(candidates), args.tables, annotation))
-    ms = hill_climb(tables, list(candidates), OBJECTIVE, mode=MODE)
-    records = with_average([r for t in tables for r in table_records(
-        t, [], {name: ms}, n=0)])
-    dev = {f"{r.lp}.{r.level}.{r.statistic}": round(r.value, 4) for r in records
-           if r.statistic == "pearson" and np.isfinite(r.value)}
-    best_single = {}
-    for t in tables:  # the best single candidate per pair, for comparison
-        recs = table_records(t, list(candidates), None, n=0)
-        sys_r = [(r.value, r.metric) for r in recs if r.level == "sys"
-                 and r.statistic == "pearson" and np.isfinite(r.value)]
-        best_single[t.lp] = {"metric": max(sys_r)[1], "sys.pearson": round(max(sys_r)[0], 4)}
-    ms = dataclasses.replace(ms, provenance={
-        "mtstrata": __version__,
-        "name": name,
-        "built": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-        "script": "scripts/make_sets.py",
-        "data": "WMT17 into-English DA (newstest2017; system and segment direct assessment)",
-        "dev": [f"{d.parent.name}/{d.name}" for d in dirs],
-        "objective": OBJECTIVE,
-        "mode": MODE,
-        "folds": 0,
-        "candidates": list(candidates),
-        "signatures": {m: tables[0].signatures[m] for m in ms.metrics},
-        "dev_correlations": dev,
-        "best_single_candidate": best_single,
-        "note": note,
-    })
-    SETS_DIR.mkdir(parents=True, exist_ok=True)
-    out = SETS_DIR / BUNDLED[name]
-    ms.save(out)
-    print(f"{name}: {len(ms.metrics)} members {ms.metrics}; dev {dev}; written {out}",
-          file=sys.stderr)
-    return out
-
-
 def _without_zero_weights(fitted: object) -> object:
     """A learned set without the members weighted zero at both levels (they add nothing but
     their computation; a uniform set is returned as it is)."""
@@ -186,14 +132,14 @@ def _without_zero_weights(fitted: object) -> object:
     return LearnedSet(level(fitted.seg), level(fitted.sys), fitted.provenance)
 
 
-def build_years(args: argparse.Namespace) -> Path:
-    """``ULC-years``: the procedure of ``scripts/cross_year.py`` with the best held-out figures
-    (its ``--json`` output, ``--cross-year``; :func:`cross_year.choose`: system Pearson
-    averaged over WMT17 -> WMT19 and WMT19 -> WMT17, segment figures of the held-out pairs not
-    below chrF's), among those that give a set usable as a metric of one system (not chrF
-    alone, not a single metric, not a set standardised within the run), run again on both
-    years (all 14 pairs). Its provenance holds the held-out figures that chose it, chrF's
-    beside them, and the in-sample figures of the final fit."""
+def build_set(name: str, args: argparse.Namespace) -> Path:
+    """Set ``name``: the procedure of ``scripts/cross_year.py`` with the best held-out figures
+    over the set's pool (its ``cross_year.<pool>.json`` in ``--cross-year``; :func:`cross_year.
+    choose`: system Pearson averaged over WMT17 -> WMT19 and WMT19 -> WMT17, segment figures of
+    the held-out pairs not below chrF's), among those that give a set usable as a metric of one
+    system (not chrF alone, not a single metric, not a set standardised within the run), run
+    again on both years (all 14 pairs). Its provenance holds the held-out figures that chose it,
+    chrF's beside them, and the in-sample figures of the final fit."""
     import json
 
     import cross_year as cy
@@ -203,11 +149,16 @@ def build_years(args: argparse.Namespace) -> Path:
     from mtstrata.combine.stats import pearson
     from mtstrata.commands.search import set_signatures
 
-    result = json.loads(Path(args.cross_year).read_text(encoding="utf-8"))
-    name = choose(result, bundlable)
+    pool = next(k for k, v in cy.SET_OF_POOL.items() if v == name)
+    path = Path(args.cross_year) / f"cross_year.{pool}.json"
+    if not path.is_file():
+        raise SystemExit(f"{name}: no {path}; run scripts/cross_year.py --pools {pool} "
+                         f"--json-dir {args.cross_year} first")
+    result = json.loads(path.read_text(encoding="utf-8"))
+    procedure = choose(result, bundlable)
     candidates = list(result["candidates"])
     annotation = AnnotationOptions(cache=args.cache, quiet=True)
-    dirs = {y: cy.pair_dirs(args.years_data, y) for y in cy.YEARS}
+    dirs = {y: cy.pair_dirs(args.data, y) for y in cy.YEARS}
     if args.wmt17_judged:  # as cross_year.py --wmt17-judged (the tables of its figures)
         dirs["wmt17"] = cy.judged_subset(dirs["wmt17"], args.wmt17_judged)
     by_year = {y: cy.load_tables(d, candidates, Path(args.tables), annotation)
@@ -215,24 +166,28 @@ def build_years(args: argparse.Namespace) -> Path:
     tables = [t for ts in by_year.values() for t in ts]
     procs = cy.procedures(candidates, ["sys_pearson", "accuracy"], ["minmax", "pairsd"])
     alpha_year = result.get("learned_alpha_by_year")
-    if name.startswith("learned") and alpha_year:  # the system penalty: by the held-out year
-        procs[name] = cy.learned(candidates, sys_alpha=float(alpha_year["chosen"]))
+    if procedure.startswith("learned") and alpha_year:  # the system penalty: by held-out year
+        procs[procedure] = cy.learned(candidates, sys_alpha=float(alpha_year["chosen"]))
     else:
         procs["learned ridge+ (alpha leave-one-pair-out)"] = cy.learned(candidates)
-    _, _, fitted = procs[name](tables)
+    _, _, fitted = procs[procedure](tables)
     if not hasattr(fitted, "save"):
-        raise SystemExit(f"{name}: the final fit gave no set (fewer than two judged pairs)")
+        raise SystemExit(f"{name}: {procedure}: the final fit gave no set (fewer than two "
+                         "judged pairs)")
     fitted = _without_zero_weights(fitted)
     in_sample = {f"{y}/{t.lp}": round(pearson(metric_arrays(t, "", fitted)[0], t.sys_human), 4)
                  for y, ts in by_year.items() for t in ts}
-    held = {"across_years": {d: {"avg": result["across_years"][name][d]["avg"],
-                                 "chrF_avg": result["across_years"]["chrF"][d]["avg"],
-                                 "members": result["across_years"][name][d]["members"]}
+    ay = result["across_years"]
+    held = {"across_years": {d: {"avg": ay[procedure][d]["avg"],
+                                 "chrF_avg": ay["chrF"][d]["avg"],
+                                 "members": ay[procedure][d]["members"]}
                              for d in ("wmt17->wmt19", "wmt19->wmt17")},
-            "by_pair_wmt17_segment": {"avg": result["by_pair"][name]["avg"],
-                                      "chrF_avg": result["by_pair"]["chrF"]["avg"]}}
+            "by_pair_wmt17_segment": {"avg": result["by_pair"][procedure]["avg"],
+                                      "chrF_avg": result["by_pair"]["chrF"]["avg"]},
+            **({"interval_vs_chrF": result["bundled_interval"]}
+               if result.get("bundled_interval", {}).get("procedure") == procedure else {})}
     prov = {
-        "mtstrata": __version__, "name": "ULC-years",
+        "mtstrata": __version__, "name": name,
         "built": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
         "script": "scripts/make_sets.py", "procedures": "scripts/cross_year.py",
         "data": "WMT17 into-English DA (newstest2017, 7 pairs, system and segment judgments; "
@@ -242,82 +197,41 @@ def build_years(args: argparse.Namespace) -> Path:
                 "cased, detokenised); no judgment of WMT21 or later",
         "years": ["WMT17", "WMT19"],
         "dev": [f"{d.parent.name}/{d.name}" for ds in dirs.values() for d in ds],
-        "procedure": name, "candidates": candidates,
-        **({"system_alpha_by_held_out_year": alpha_year} if name.startswith("learned")
+        "pool": pool, "procedure": procedure, "candidates": candidates,
+        **({"system_alpha_by_held_out_year": alpha_year} if procedure.startswith("learned")
            and alpha_year else {}),
         "chosen_by": "held-out figures of scripts/cross_year.py (cross_year.choose)",
         "held_out": held,
         "signatures": set_signatures(tables[0], list(fitted.metrics)),
         "in_sample_sys_pearson": in_sample,
-        "note": "English targets with embedding members (the emb layer's pinned "
-                "all-MiniLM-L6-v2); selected by figures on the year it was not fitted on",
+        "note": NOTES[name] + "; selected by figures on the year it was not fitted on",
     }
-    out = SETS_DIR / BUNDLED["ULC-years"]
+    out = SETS_DIR / BUNDLED[name]
     dataclasses.replace(fitted, provenance=prov).save(out)  # type: ignore[type-var]
-    print(f"ULC-years: {name}: members {fitted.metrics}; written {out}", file=sys.stderr)
+    print(f"{name}: {procedure}: members {fitted.metrics}; written {out}", file=sys.stderr)
     return out
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", type=Path, default=Path("../shared/data/wmt17_toen_da"))
-    p.add_argument("--only", choices=list(BUNDLED), help="build one set only")
-    p.add_argument("--pairs", nargs="+", help="pairs of ULC-lex (default: every pair)")
-    p.add_argument("--ling-pairs", nargs="+", default=["de-en", "cs-en", "fi-en"],
-                   help="pairs scored with the linguistic candidates (ULC)")
-    p.add_argument("--emb-pairs", nargs="+", default=["cs-en", "de-en", "fi-en", "lv-en"],
-                   help="pairs of ULC-emb")
+    p.add_argument("--data", type=Path, default=Path("../shared/data"),
+                   help="the folder holding wmt17_toen_da and wmt19_da_sys")
+    p.add_argument("--cross-year", metavar="DIR", required=True,
+                   help="the --json-dir of scripts/cross_year.py (same tables)")
+    p.add_argument("--only", choices=list(NOTES), help="build one set only")
     p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
     p.add_argument("--tables", default=str(Path.home() / ".cache/mtstrata/tables"),
-                   help="score-table cache directory")
-    p.add_argument("--years-data", type=Path, default=None,
-                   help="ULC-years: the folder holding wmt17_toen_da and wmt19_da_sys "
-                   "(default: the parent of --data)")
-    p.add_argument("--cross-year", metavar="JSON",
-                   help="ULC-years: the --json output of scripts/cross_year.py (same tables)")
+                   help="score-table cache directory (cross_year.py's)")
     p.add_argument("--wmt17-judged", type=Path, metavar="SCRATCH",
-                   help="ULC-years: WMT17 on its judged segments only, as cross_year.py "
-                   "--wmt17-judged (copies under SCRATCH, outside the repository)")
-    p.add_argument("--import-tables", nargs="+", default=[], metavar="DIR",
-                   help="other score-table caches whose metrics (same corpus, same signature) "
-                   "are copied into --tables first")
+                   help="WMT17 on its judged segments only, as cross_year.py --wmt17-judged "
+                   "(copies under SCRATCH, outside the repository)")
     args = p.parse_args()
-    if args.only == "ULC-years":
-        if not args.cross_year:
-            p.error("--only ULC-years needs --cross-year JSON (scripts/cross_year.py --json)")
-        args.years_data = args.years_data or args.data.parent
-        build_years(args)
-        return 0
-    pairs = sorted(d for d in args.data.iterdir() if (d / "sys_scores.tsv").is_file())
-    if not pairs:
-        print(f"no language pairs under {args.data}", file=sys.stderr)
+    try:
+        for name in [args.only] if args.only else list(NOTES):
+            build_set(name, args)
+    except InputError as e:
+        print(e, file=sys.stderr)
         return 2
-    if args.import_tables:
-        got = import_tables(pairs, args.import_tables, args.tables,
-                            AnnotationOptions(cache=args.cache, quiet=False))
-        print(f"imported: {got}", file=sys.stderr)
-    if args.only in (None, "ULC-lex"):
-        lex = [d for d in pairs if not args.pairs or d.name in args.pairs]
-        build("ULC-lex", lex, TEXT_CANDIDATES, args,
-              "text metrics only: usable for any target language" + (
-                  "" if len(lex) == len(pairs) else f"; selected on {len(lex)} of the "
-                  f"{len(pairs)} WMT17 into-English pairs, the ones scored in the time "
-                  "available (the dev pairs of RESULTS.md are cs, de, fi, lv)"))
-    if args.only in (None, "ULC"):
-        ling = [d for d in pairs if d.name in args.ling_pairs]
-        all_pairs = len(ling) == len(pairs)
-        build("ULC", ling, (*TEXT_CANDIDATES, *LINGUISTIC_CANDIDATES), args,
-              "text and linguistic metrics (English targets: spaCy en_core_web_sm annotation "
-              "and the learned SRL labeller)" + ("" if all_pairs else
-              f"; selected on {len(ling)} of the {len(pairs)} WMT17 into-English pairs, the "
-              "ones annotated in the time available (the dev pairs of RESULTS.md are cs, de, fi, "
-              "lv)"))
-    if args.only in (None, "ULC-emb"):  # ULC-years only with --only (it needs --cross-year)
-        emb = [d for d in pairs if d.name in args.emb_pairs]
-        build("ULC-emb", emb, (*TEXT_CANDIDATES, *EMB_CANDIDATES), args,
-              "text and embedding metrics (English targets: the emb layer's pinned "
-              "all-MiniLM-L6-v2), selected for system-level Pearson (RESULTS.md, embedding "
-              "section: the same set as ULC-sys (text+emb))")
     return 0
 
 

@@ -23,6 +23,7 @@ SECTIONS: dict[str, str] = {
     "round2-linguistic": "scripts/results_linguistic.py",
     "embedding": "scripts/emb_results.py",
     "wmt19": "scripts/results_wmt19.py",
+    "cross-year-sets": "scripts/cross_year.py",
     "cross-year": "scripts/cross_year.py",
     "data": "scripts/make_results.py",
     "round1-coverage": "scripts/make_results.py",

@@ -98,7 +98,8 @@ def test_the_bundled_procedure_is_chosen_by_held_out_figures_only(result):
     ay, bp = result["across_years"], result["by_pair"]
     base = bp["chrF"]["avg"]
     ok = [n for n in ay if bp[n]["avg"]["seg_kendall_flat"] >= base["seg_kendall_flat"]
-          and bp[n]["avg"]["seg_pearson"] >= base["seg_pearson"]]
+          and bp[n]["avg"]["seg_pearson"] >= base["seg_pearson"]
+          and bp[n]["avg"]["seg_kendall_item"] >= base["seg_kendall_item"]]
     assert name in ok
     best = max(np.mean([ay[n][d]["avg"]["pearson"] for d in ay[n]]) for n in ok)
     assert np.mean([ay[name][d]["avg"]["pearson"] for d in ay[name]]) == best
@@ -132,3 +133,57 @@ def test_the_difference_interval_is_zero_for_chrf_itself_and_covers_a_procedure(
         point = (r["best single (sys_pearson)"][d]["avg"]["pearson"]
                  - r["chrF"][d]["avg"]["pearson"])
         assert lo <= hi and lo - 0.05 <= point <= hi + 0.05
+
+
+def test_each_bundled_set_has_one_pool_and_the_pools_keep_to_their_layers():
+    import make_sets
+
+    from mtstrata import metrics
+    from mtstrata.metrics.ulc import BUNDLED
+    from mtstrata.segment import Layer
+
+    sets = [s for s in cross_year.SET_OF_POOL.values() if s]  # wide: measured, not bundled
+    assert sorted(sets) == sorted(BUNDLED) == sorted(make_sets.NOTES)
+    pools = cross_year.POOLS
+
+    def layers(pool):
+        return set().union(*(metrics.create(m).requires for m in pools[pool]))
+
+    assert layers("lex") <= {Layer.TOKENS}  # usable for any target language
+    assert Layer.EMB not in layers("ling") and Layer.EMB in layers("emb")
+    assert set(pools["wide"]) >= set().union(*(pools[k] for k in ("lex", "ling", "emb", "all")))
+
+
+def test_the_sets_section_names_each_pools_procedure_and_its_held_out_gain(result, monkeypatch):
+    lex = {**result, "pool": "lex", "set": "ULC-lex"}
+    none = cross_year_report.sets_section({"lex": lex, "emb": {**lex, "set": "ULC-emb"}})
+    assert any(ln.startswith("| `ULC-emb` (emb, 3) |") for ln in none)
+    monkeypatch.setattr(cross_year_report, "bundlable", lambda n: True)  # chrF qualifies
+    lines = cross_year_report.sets_section({"lex": lex})
+    name = cross_year_report.choose(lex, cross_year_report.bundlable)
+    ay = result["across_years"]
+    gain = np.mean([ay[name][d]["avg"]["pearson"] - ay["chrF"][d]["avg"]["pearson"]
+                    for d in ("wmt17->wmt19", "wmt19->wmt17")])
+    row = next(ln for ln in lines if ln.startswith("| `ULC-lex` (lex, 3) |"))
+    assert f"| {name} |" in row and f"| {gain:+.3f} |" in row
+
+
+def test_from_json_writes_both_sections_from_an_earlier_run(result, tmp_path, monkeypatch):
+    import json
+
+    from results_doc import begin, end
+
+    for pool in ("all", "lex"):
+        (tmp_path / f"cross_year.{pool}.json").write_text(json.dumps(
+            {**result, "pool": pool, "set": cross_year.SET_OF_POOL[pool]}), encoding="utf-8")
+    doc = tmp_path / "RESULTS.md"
+    doc.write_text("# r\n" + "".join(f"{begin(n)}\nold\n{end(n)}\n"
+                                     for n in ("cross-year-sets", "cross-year")) + "kept\n")
+    monkeypatch.setattr(sys, "argv", ["cross_year.py", "--from-json", "--json-dir",
+                                      str(tmp_path), "--pools", "lex", "all", "--results",
+                                      str(doc)])
+    assert cross_year.main() == 0
+    text = doc.read_text(encoding="utf-8")
+    assert "old" not in text and text.endswith("kept\n")
+    assert "| `ULC-lex` (lex, 3) |" in text and "| `ULC-years` (all, 3) |" in text
+    assert "### Across years: fitted on one year" in text

@@ -250,15 +250,23 @@ def test_another_kind_of_set_plugs_in_through_load_set(made_set, monkeypatch, ca
         assert got[s] == pytest.approx(chrf[s] / 100.0)
 
 
-@pytest.mark.parametrize("name", ["ULC", "ULC-lex", "ULC-emb"])
+@pytest.mark.parametrize("name", ["ULC", "ULC-lex", "ULC-emb", "ULC-years"])
 def test_bundled_sets_are_traceable_and_current(name):
-    # built by scripts/make_sets.py on WMT17 into-English; building the metric checks every
-    # member's signature against this installation
+    # built by scripts/make_sets.py (ULC: on WMT17 into-English; the others across WMT17 and
+    # WMT19); building the metric checks every member's signature against this installation
     m = metrics.create(name)
     prov = m.combiner.provenance
     assert prov["mtstrata"] and prov["dev"] and prov["script"] == "scripts/make_sets.py"
     assert set(prov["signatures"]) == set(m.specs)
-    assert any(k.startswith("avg.sys.pearson") for k in prov["dev_correlations"])
+    if "years" in prov:  # chosen by held-out years: the figures that chose it, chrF's beside
+        assert prov["years"] == ["WMT17", "WMT19"]
+        assert prov["procedure"].startswith(("ULC minmax", "ULC pairsd", "learned"))
+        for d in ("wmt17->wmt19", "wmt19->wmt17"):
+            fig = prov["held_out"]["across_years"][d]
+            assert {"pearson", "accuracy"} <= set(fig["avg"]) <= set(fig["chrF_avg"])
+        assert not any("wmt2" in d.lower() for d in prov["dev"])  # never WMT21 or later
+    else:
+        assert any(k.startswith("avg.sys.pearson") for k in prov["dev_correlations"])
     assert m.signature().startswith(f"ULC|set:{name}|sha256:")
     if name == "ULC-lex":
         assert not m.requires  # text metrics only: any target language
