@@ -73,11 +73,17 @@ def test_contract(spec):
     best = m.segment_scores(ident)
     other = m.segment_scores(st)
     better = np.greater_equal if m.higher_is_better else np.less_equal
-    assert better(best, other).all(), (best, other)
+    # a family restricted to one element type (NE-Mes(PERSON)) is undefined (NaN, left out of
+    # the mean as in Asiya) on a segment where neither side has that type: identity is
+    # compared where it is defined, which must be somewhere
+    defined = ~np.isnan(best)
+    assert defined.any(), f"identity is undefined on every segment: {best}"
+    assert better(best[defined], other[defined]).all(), (best, other)
     # METEOR's fragmentation penalty 0.5 * (1/m)^3 leaves identity slightly below 1, by an
     # amount that depends on the length: such metrics declare identity_depends_on_length
     if not corpus_dependent and not caps.identity_depends_on_length:
-        assert np.allclose(best, best[0]), f"identity scores differ across segments: {best}"
+        assert np.allclose(best[defined], best[defined][0]), (
+            f"identity scores differ across segments: {best}")
     assert better(m.score(ident.sum(axis=0)), total)
 
     # determinism
