@@ -92,6 +92,8 @@ SOFT_VS_HARD = (("SR-Mr(*)", "SR-Mrs(*)"), ("NE-Me(*)", "NE-Mes(*)"), ("SP-Oc(*)
                 ("EMB-F", "EMB-F:idf=yes"))
 BASELINE = "chrf"
 SYS_STATS = ("pearson", "accuracy", "kendall")
+#: the hill climbing's objectives (issue 29 item 2: pairwise accuracy and Kendall beside Pearson)
+OBJECTIVES = ("sys_pearson", "accuracy", "sys_kendall")
 SEG_STATS = ("kendall_item", "kendall_flat", "pearson")
 #: a data folder of WMT21 or later (never read: the project's checks use those judgments)
 LATER = re.compile(r"wmt[-_]?(2[1-9]|[3-9]\d)", re.IGNORECASE)
@@ -375,7 +377,7 @@ def main() -> int:
                        f"{k} -> {v}" for k, v in SET_OF_POOL.items()))
     p.add_argument("--extra", nargs="+", default=[], metavar="SPEC",
                    help="more candidate metrics (specs) for every pool")
-    p.add_argument("--objectives", nargs="+", default=["sys_pearson", "accuracy"])
+    p.add_argument("--objectives", nargs="+", default=list(OBJECTIVES))
     p.add_argument("--fits", nargs="+", default=["minmax", "pairsd", "z"])
     p.add_argument("--score-only", action="store_true", help="fill the table cache and stop")
     p.add_argument("--wmt17-judged", type=Path, metavar="SCRATCH",

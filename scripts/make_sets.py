@@ -48,7 +48,8 @@ NOTES = {
            "learned role labeller, WordNet)",
     "ULC-emb": "text and embedding metrics (English targets: the emb layer's pinned "
                "all-MiniLM-L6-v2)",
-    "ULC-years": "every layer: text, linguistic (hard and soft matching) and embedding metrics "
+    "ULC-years": "text, linguistic (METEOR-sy; SR-Mrs(*): the learned labeller's role "
+                 "arguments matched in the emb layer's vector space) and embedding metrics "
                  "(English targets: spaCy, the learned role labeller, WordNet and the emb "
                  "layer's pinned all-MiniLM-L6-v2)",
 }
@@ -164,7 +165,7 @@ def build_set(name: str, args: argparse.Namespace) -> Path:
     by_year = {y: cy.load_tables(d, candidates, Path(args.tables), annotation)
                for y, d in dirs.items()}
     tables = [t for ts in by_year.values() for t in ts]
-    procs = cy.procedures(candidates, ["sys_pearson", "accuracy"], ["minmax", "pairsd"])
+    procs = cy.procedures(candidates, cy.OBJECTIVES, ["minmax", "pairsd"])
     alpha_year = result.get("learned_alpha_by_year")
     if procedure.startswith("learned") and alpha_year:  # the system penalty: by held-out year
         procs[procedure] = cy.learned(candidates, sys_alpha=float(alpha_year["chosen"]))
