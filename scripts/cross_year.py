@@ -23,16 +23,23 @@ and at segment level by language pair held out (WMT17 only has segment judgments
 pair measured with the procedure fitted on the *other* six WMT17 pairs plus all of WMT19
 (item-wise Kendall over judged rows grouped by segment, flat Kendall and Pearson).
 
+Each candidate pool (``--pools``; :data:`POOLS`) is the pool of one bundled set
+(:data:`SET_OF_POOL`; ``wide``, item 4's candidates added to ``all``, is measured only), and
+``scripts/make_sets.py --cross-year DIR`` fits each set's chosen procedure again on both years.
+
 Score tables are cached per pair in ``--tables`` (``mtstrata.combine.table.cached_table``: a
-column is served only under the signature today's code gives it), so a rerun takes minutes;
-embedding columns are computed only with ``--emb`` (slow: the emb layer). Writes ``--json``
-(every figure) and prints the tables; ``--results FILE`` rewrites the generated section
-``cross-year`` of RESULTS.md (:mod:`results_doc`; the text: :mod:`cross_year_report`).
+column is served only under the signature today's code gives it), so a rerun takes minutes once
+the annotation (spaCy, the learned labeller, the emb layer: ``--cache``) is cached. Writes
+``--json-dir`` (every figure, ``cross_year.<pool>.json``) and prints the tables; ``--results
+FILE`` rewrites the generated sections ``cross-year-sets`` and ``cross-year`` of RESULTS.md
+(:mod:`results_doc`; the text: :mod:`cross_year_report`); ``--from-json`` writes them from an
+earlier run's figures without computing.
 
 Usage::
 
     nice -n 10 python scripts/cross_year.py [--data DIR] [--tables DIR] [--cache FILE]
-        [--emb] [--ling] [--score-only] [--json OUT.json] [--results RESULTS.md]
+        [--pools lex ling emb all wide] [--wmt17-judged SCRATCH] [--score-only]
+        [--json-dir DIR] [--from-json] [--results RESULTS.md]
 """
 
 from __future__ import annotations
