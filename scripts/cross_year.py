@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -55,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cross_year_data import YEARS, judged_subset, pair_dirs
 from cross_year_report import bundlable, choose, section, sets_section
 
 from mtstrata.combine.search import hill_climb
@@ -64,9 +64,6 @@ from mtstrata.combine.ulc import Combiner
 from mtstrata.errors import InputError
 from mtstrata.layers import AnnotationOptions
 
-YEARS = {"wmt17": "wmt17_toen_da", "wmt19": "wmt19_da_sys"}
-INTO_EN = {"wmt17": ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"],
-           "wmt19": ["de-en", "fi-en", "gu-en", "kk-en", "lt-en", "ru-en", "zh-en"]}
 #: TER is left out: sacreBLEU's TER takes 45 s per 3,000-segment system here (the other 41
 #: text candidates together about 3 s): 150 WMT17+WMT19 systems would take two hours
 #: ROUGE-L/W and GTM-1 (cheap: ~0.5 s a system) joined after a first run without them, whose
@@ -102,60 +99,10 @@ SYS_STATS = ("pearson", "accuracy", "kendall")
 #: the hill climbing's objectives (issue 29 item 2: pairwise accuracy and Kendall beside Pearson)
 OBJECTIVES = ("sys_pearson", "accuracy", "sys_kendall")
 SEG_STATS = ("kendall_item", "kendall_flat", "pearson")
-#: a data folder of WMT21 or later (never read: the project's checks use those judgments)
-LATER = re.compile(r"wmt[-_]?(2[1-9]|[3-9]\d)", re.IGNORECASE)
 
 
 def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def pair_dirs(data: Path, year: str) -> list[Path]:
-    """The into-English pair folders of ``year`` under ``data`` (every one must exist)."""
-    root = data / YEARS[year]
-    if LATER.search(str(root.resolve())):
-        raise InputError("is a folder of WMT21 or later judgments, which this work never "
-                         "reads (the project tests on them); pass the WMT17/WMT19 data.",
-                         str(root))
-    dirs = [root / lp for lp in INTO_EN[year]]
-    missing = [str(d) for d in dirs if not (d / "sys_scores.tsv").is_file()]
-    if missing:
-        raise InputError(f"missing pairs {missing}; pass --data with {YEARS[year]}/ "
-                         "(see shared/data/*/SOURCE.md).", str(root))
-    return dirs
-
-
-def judged_subset(dirs: Sequence[Path], scratch: Path) -> list[Path]:
-    """Copies of the pairs restricted to their judged segments (the distinct segment indices
-    of ``seg_scores.tsv``, in order; every scored system; segment indices renumbered), under
-    ``scratch/<dataset>_judged/``: the embedding layer over every segment of every WMT17
-    system does not fit a 2-core machine's afternoon, over the judged ones (~500 a pair) it
-    does. System scores are then computed over those segments only (for every metric alike).
-    ``scratch`` must lie outside the repository (data is never committed)."""
-    from mtstrata.combine.data import read_dev_corpus
-
-    out = []
-    for d in dirs:
-        c = read_dev_corpus(d)
-        idx = sorted({i for _, i, _ in c.seg_rows})
-        pos = {i: k for k, i in enumerate(idx)}
-        dst = scratch / f"{d.parent.name}_judged" / d.name
-        (dst / "sys").mkdir(parents=True, exist_ok=True)
-
-        def lines(xs: Sequence[str]) -> str:
-            return "".join(f"{x}\n" for x in xs)
-        for j, ref in enumerate(c.refs):
-            (dst / ("ref.txt" if j == 0 else f"ref.{j}.txt")).write_text(
-                lines([ref[i] for i in idx]), encoding="utf-8")
-        for name, hyp in c.systems.items():
-            (dst / "sys" / f"{name}.txt").write_text(lines([hyp[i] for i in idx]),
-                                                      encoding="utf-8")
-        (dst / "sys_scores.tsv").write_text("system\thuman_score\n" + "".join(
-            f"{n}\t{h!r}\n" for n, h in c.sys_human.items()), encoding="utf-8")
-        (dst / "seg_scores.tsv").write_text("system\tsegment_index\thuman_score\n" + "".join(
-            f"{n}\t{pos[i]}\t{h!r}\n" for n, i, h in c.seg_rows), encoding="utf-8")
-        out.append(dst)
-    return out
 
 
 def load_tables(dirs: Sequence[Path], specs: Sequence[str], tables: Path,

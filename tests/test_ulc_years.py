@@ -16,7 +16,7 @@ from mtstrata import metrics
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-import cross_year  # noqa: E402
+import cross_year_data  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def test_provenance_names_data_years_procedure_and_held_out_figures(m):
     prov = m.combiner.provenance
     assert prov["years"] == ["WMT17", "WMT19"] and prov["script"] == "scripts/make_sets.py"
     assert len(prov["dev"]) == 14
-    assert not any(cross_year.LATER.search(d) for d in prov["dev"])
+    assert not any(cross_year_data.LATER.search(d) for d in prov["dev"])
     assert re.fullmatch(r"(ULC (minmax|pairsd) \((sys_pearson|accuracy)\)|learned .*)",
                         prov["procedure"])
     held = prov["held_out"]
