@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cross_year_data import YEARS, judged_subset, pair_dirs
+from cross_year_data import YEARS, judged_subset, pair_dirs, read_pool
 from cross_year_report import bundlable, choose, section, sets_section
 
 from mtstrata.combine.search import hill_climb
@@ -63,6 +63,7 @@ from mtstrata.combine.table import LEXICAL_CANDIDATES, ScoreTable, cached_table
 from mtstrata.combine.ulc import Combiner
 from mtstrata.errors import InputError
 from mtstrata.layers import AnnotationOptions
+from mtstrata.output import atomic_write
 
 #: TER is left out: sacreBLEU's TER takes 45 s per 3,000-segment system here (the other 41
 #: text candidates together about 3 s): 150 WMT17+WMT19 systems would take two hours
@@ -346,8 +347,12 @@ def main() -> int:
     if args.from_json:
         if not args.json_dir:
             p.error("--from-json reads --json-dir DIR")
-        return write_results({k: json.loads((args.json_dir / f"cross_year.{k}.json").read_text(
-            encoding="utf-8")) for k in args.pools}, args.results)
+        try:
+            return write_results({k: read_pool(args.json_dir, k) for k in args.pools},
+                                 args.results)
+        except InputError as e:
+            print(e, file=sys.stderr)
+            return 2
     pools = {k: list(dict.fromkeys([*POOLS[k], *args.extra])) for k in args.pools}
     union = list(dict.fromkeys(m for c in pools.values() for m in c))
     annotation = AnnotationOptions(cache=args.cache, quiet=True)
@@ -366,9 +371,8 @@ def main() -> int:
         results[pool] = run_pool(pool, candidates, years, args.objectives, args.fits)
         results[pool]["wmt17_judged"] = bool(args.wmt17_judged)
         if args.json_dir:
-            args.json_dir.mkdir(parents=True, exist_ok=True)
-            (args.json_dir / f"cross_year.{pool}.json").write_text(
-                json.dumps(results[pool], indent=1, allow_nan=True), encoding="utf-8")
+            atomic_write(args.json_dir / f"cross_year.{pool}.json",
+                         json.dumps(results[pool], indent=1, allow_nan=True))
     return write_results(results, args.results)
 
 

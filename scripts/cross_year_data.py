@@ -1,11 +1,14 @@
 """The data of ``scripts/cross_year.py``: the into-English pair folders of each year (never a
-folder of WMT21 or later) and WMT17 restricted to its judged segments."""
+folder of WMT21 or later), WMT17 restricted to its judged segments, and the figures an earlier
+run wrote (``--json-dir``)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from mtstrata.errors import InputError
 
@@ -62,3 +65,20 @@ def judged_subset(dirs: Sequence[Path], scratch: Path) -> list[Path]:
             f"{n}\t{pos[i]}\t{h!r}\n" for n, i, h in c.seg_rows), encoding="utf-8")
         out.append(dst)
     return out
+
+
+def read_pool(json_dir: Path, pool: str) -> dict[str, Any]:
+    """The figures of one pool written by an earlier run (``--json-dir``)."""
+    path = json_dir / f"cross_year.{pool}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read the figures of pool {pool!r} ({e}); run "
+                         f"scripts/cross_year.py --pools {pool} --json-dir {json_dir} first.",
+                         str(path)) from None
+    if not isinstance(data, dict) or data.get("pool", pool) != pool or not {
+            "candidates", "across_years", "by_pair"} <= set(data):
+        raise InputError(f"not the figures of pool {pool!r} written by scripts/cross_year.py; "
+                         "run it again with --json-dir.", str(path))
+    return data
+

@@ -130,7 +130,8 @@ def sets_section(results: Mapping[str, Mapping[str, Any]]) -> list[str]:
                   f"{_gain_text(gain['all'])}: "
                   + ("with more candidates to choose from, the held-out years did not gain, "
                      "so `ULC-years` keeps the pool `all`."
-                     if (gain["wide"] or -9.0) <= (gain["all"] or -9.0) else
+                     if gain["wide"] is None or (gain["all"] is not None
+                                                 and gain["wide"] <= gain["all"]) else
                      "the held-out years gained.")]
     lines += _singles(wide or full or {})
     return [*lines, ""]
@@ -153,20 +154,16 @@ def _singles(r: Mapping[str, Any]) -> list[str]:
     singles = r.get("singles") or {}
     if not singles:
         return []
-    import cross_year  # the pairs compared (a script beside this one)
-
     out = ["", "Single metrics, hard matching beside its soft form (and EMB-F beside its idf "
            "weighting); nothing is fitted, so nothing is held out: system Pearson averaged "
            "over each year's 7 pairs, and WMT17 segment Kendall item-wise / flat:", "",
            "| metric | WMT17 sys r | WMT19 sys r | WMT17 seg Kendall item / flat |",
            "|---|---|---|---|"]
-    for pair in cross_year.SOFT_VS_HARD:
-        for m in pair:
-            if m in singles:
-                a, b = singles[m]["wmt17"], singles[m]["wmt19"]
-                out.append(f"| {m.replace('*', chr(92) + '*')} | {_f(a.get('pearson'))} | "
-                           f"{_f(b.get('pearson'))} | {_f(a.get('seg_kendall_item'))} / "
-                           f"{_f(a.get('seg_kendall_flat'))} |")
+    for m, by_year in singles.items():  # in cross_year.SOFT_VS_HARD's order
+        a, b = by_year["wmt17"], by_year["wmt19"]
+        out.append(f"| {m.replace('*', chr(92) + '*')} | {_f(a.get('pearson'))} | "
+                   f"{_f(b.get('pearson'))} | {_f(a.get('seg_kendall_item'))} / "
+                   f"{_f(a.get('seg_kendall_flat'))} |")
     return out
 
 

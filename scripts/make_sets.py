@@ -11,8 +11,10 @@ into-English pairs, :func:`build_set`):
 * ``ULC``: pool ``ling``, text metrics plus METEOR-sy and the Asiya families (English targets:
   spaCy, the learned role labeller, WordNet);
 * ``ULC-emb``: pool ``emb``, text metrics plus EMB-cos and EMB-F (the emb layer);
-* ``ULC-years``: pool ``all``, every layer (text, linguistic with hard and soft matching,
-  embedding).
+* ``ULC-years``: pool ``all``, text, METEOR-sy, SR-Mrs(*) and the embedding metrics.
+
+A pool without a usable procedure (``choose`` finds none at chrF's held-out segment level: so
+far ``ling``) leaves its set's file as it is, and says so.
 
 Each file records in ``provenance`` what made it: the data and years, the candidates, the
 procedure and its objective, the held-out figures that chose it with chrF's beside them, every
@@ -55,68 +57,6 @@ NOTES = {
 }
 
 
-def import_tables(dirs: list[Path], sources: list[str], tables: str,
-                  annotation: AnnotationOptions | None = None) -> dict[str, list[str]]:
-    """Copy into the ``tables`` cache the metric columns that other score-table caches
-    (``sources``) hold for the same corpus (the content hash of the pair as it is on disk now,
-    same systems) under exactly the **full run signature** this installation would give them
-    (:func:`mtstrata.scoring.run_signatures`: definition, parameters, library versions,
-    ``nrefs``, and ``ann:``, the annotator, providers and labeller of ``annotation``): a
-    column is taken exactly when today's code would compute the same numbers. Nothing else is
-    taken, not even from the first source (a column under another signature is left out and
-    recomputed by the build).
-
-    Returns:
-        pair directory name -> the columns imported.
-    """
-    from mtstrata.combine.data import read_dev_corpus
-    from mtstrata.combine.table import (
-        ScoreTable,
-        _cached,
-        corpus_hash,
-        load_table,
-        metric_signatures_of,
-        save_table,
-        table_path,
-    )
-    from mtstrata.errors import MtstrataError
-    from mtstrata.metrics import create
-
-    imported: dict[str, list[str]] = {}
-    for d in dirs:
-        corpus = read_dev_corpus(d)
-        content = corpus_hash(corpus)
-        target = table_path(tables, d)
-        current = _cached(target, corpus)  # an empty table unless the target is this corpus
-        taken: list[str] = []
-        for src in sources:
-            p = table_path(src, d)
-            if not p.is_file():
-                continue
-            other = load_table(p)
-            if other.content != content or other.systems != current.systems:
-                print(f"{p}: another corpus than {d}, not used", file=sys.stderr)
-                continue
-            for m in other.metrics():
-                try:
-                    want = metric_signatures_of([create(m)], len(corpus.refs), annotation)[0]
-                except MtstrataError as e:  # a metric this installation cannot build
-                    print(f"{p}: {m} not imported ({e})", file=sys.stderr)
-                    continue
-                if other.signatures.get(m) != want or current.signatures.get(m) == want:
-                    continue
-                current.add(m, other.sys_scores[m], other.seg_scores[m], other.higher[m])
-                current.signatures[m] = want
-                if m in other.stat_names:
-                    current.stat_names[m] = other.stat_names[m]
-                taken.append(m)
-        imported[d.name] = taken
-        if taken and isinstance(current, ScoreTable):
-            Path(tables).mkdir(parents=True, exist_ok=True)
-            save_table(current, target)
-    return imported
-
-
 def _without_zero_weights(fitted: object) -> object:
     """A learned set without the members weighted zero at both levels (they add nothing but
     their computation; a uniform set is returned as it is)."""
@@ -133,7 +73,7 @@ def _without_zero_weights(fitted: object) -> object:
     return LearnedSet(level(fitted.seg), level(fitted.sys), fitted.provenance)
 
 
-def build_set(name: str, args: argparse.Namespace) -> Path:
+def build_set(name: str, args: argparse.Namespace) -> Path | None:
     """Set ``name``: the procedure of ``scripts/cross_year.py`` with the best held-out figures
     over the set's pool (its ``cross_year.<pool>.json`` in ``--cross-year``; :func:`cross_year.
     choose`: system Pearson averaged over WMT17 -> WMT19 and WMT19 -> WMT17, segment figures of
@@ -141,7 +81,6 @@ def build_set(name: str, args: argparse.Namespace) -> Path:
     system (not chrF alone, not a single metric, not a set standardised within the run), run
     again on both years (all 14 pairs). Its provenance holds the held-out figures that chose it,
     chrF's beside them, and the in-sample figures of the final fit."""
-    import json
 
     import cross_year as cy
     from cross_year_report import bundlable, choose
@@ -151,12 +90,12 @@ def build_set(name: str, args: argparse.Namespace) -> Path:
     from mtstrata.commands.search import set_signatures
 
     pool = next(k for k, v in cy.SET_OF_POOL.items() if v == name)
-    path = Path(args.cross_year) / f"cross_year.{pool}.json"
-    if not path.is_file():
-        raise SystemExit(f"{name}: no {path}; run scripts/cross_year.py --pools {pool} "
-                         f"--json-dir {args.cross_year} first")
-    result = json.loads(path.read_text(encoding="utf-8"))
-    procedure = choose(result, bundlable)
+    result = cy.read_pool(Path(args.cross_year), pool)
+    try:
+        procedure = choose(result, bundlable)
+    except SystemExit as e:  # the pool has no procedure to bundle: the current file stays
+        print(f"{name}: not rebuilt, {SETS_DIR / BUNDLED[name]} kept: {e}", file=sys.stderr)
+        return None
     candidates = list(result["candidates"])
     annotation = AnnotationOptions(cache=args.cache, quiet=True)
     dirs = {y: cy.pair_dirs(args.data, y) for y in cy.YEARS}

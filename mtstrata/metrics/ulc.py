@@ -30,9 +30,10 @@ called by :func:`mtstrata.scoring.compute`; ``meta`` runs the same check for ``-
 ``ULC|set:ULC-lex|sha256:...|def:1|version:0.2.0``.
 
 Bundled sets (``mtstrata/data/sets``, built by ``scripts/make_sets.py``; see each file's
-``provenance``): ``ULC`` (text and linguistic metrics, English targets), ``ULC-lex`` (text
-metrics only), ``ULC-emb`` (text and embedding metrics, English targets) and ``ULC-years``
-(soft role matching and embedding metrics, English targets, chosen across WMT17 and WMT19).
+``provenance``): ``ULC`` (text and linguistic metrics, English targets; chosen on WMT17),
+``ULC-lex`` (text metrics only), ``ULC-emb`` (text and embedding metrics, English targets) and
+``ULC-years`` (soft role matching and embedding metrics, English targets), the last three
+chosen across WMT17 and WMT19 (``scripts/cross_year.py``).
 """
 
 from __future__ import annotations

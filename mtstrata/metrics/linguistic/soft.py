@@ -94,11 +94,6 @@ def role_spans(seg: Segment) -> Iterator[tuple[str, int, int]]:
             yield (a.label if a.label in ex.SR_ARG.types else "other"), a.start, a.end
 
 
-def arguments(seg: Segment, v: Vectors, roles: set[str] | None) -> dict[str, np.ndarray]:
-    """Role -> ``(n_args, dim)`` unit vectors of the segment's arguments of that role."""
-    return span_vectors(seg, v, role_spans(seg), roles)
-
-
 def soft_counts(h: dict[str, np.ndarray], r: dict[str, np.ndarray], threshold: float
                 ) -> tuple[float, float, float]:
     """(soft hits, hyp arguments, ref arguments): greedy one-to-one matching per role."""
