@@ -8,6 +8,7 @@ import signal
 import threading
 import time
 
+import distributed  # noqa: F401  (required: a broken install fails here, never skips)
 import pytest
 
 from mtstrata.cache import SegmentAssembler
@@ -15,8 +16,6 @@ from mtstrata.errors import ConfigError
 from mtstrata.layers import AnnotationOptions, annotate_texts, plan
 from mtstrata.layers.executors import batches, guided, parse_executor
 from mtstrata.segment import Frame, Layer, Segment
-
-distributed = pytest.importorskip("distributed", reason="dask[distributed] is in requirements")
 
 
 class SlowTagger:

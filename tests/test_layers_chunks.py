@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
+import spacy  # a required dependency: a broken install must fail here, not skip
 
 from mtstrata.segment import Layer
-
-spacy = pytest.importorskip("spacy")
 
 # (words, upos, heads (0-based token index), deps, expected chunks as (label, words))
 CASES = [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -80,10 +79,17 @@ def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
         LearnedSRL(str(tmp_path / "nothing.npz")).load()
 
 
-def test_model_loads_fast() -> None:
-    t0 = time.perf_counter()
-    srl_learned.load_models(srl_learned.verified_path())
-    assert time.perf_counter() - t0 < 5.0
+def test_model_loads_without_heavy_libraries() -> None:
+    # what keeps the load cheap, as a fact about mtstrata (its time is benchmarks/' business):
+    # the shipped model is read with numpy and scipy alone, never scikit-learn or torch
+    import subprocess
+
+    code = ("import sys; from mtstrata.layers.srl import learned as l; "
+            "m = l.load_models(l.verified_path()); "
+            "print(sorted(x for x in ('sklearn', 'torch', 'transformers') if x in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]", out
 
 
 def test_missing_gold_data_names_the_variable(tmp_path: Path, monkeypatch) -> None:
