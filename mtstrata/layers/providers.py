@@ -8,11 +8,14 @@ pipeline components that ran, and the version of mtstrata's own code that turns 
 output into the layer (:data:`CODE`). The cache keys each layer of a text by that signature and
 by the keys of the layers it requires (:meth:`mtstrata.layers.Plan.layer_key`).
 
-:data:`CODE` records, for each unit of mtstrata's own conversion code, its version and the
-sha256 of its source (comments and docstrings left out). ``tests/test_provider_versions.py``
-fails when a unit's source changes and its recorded digest does not: whoever changes
-conversion code must then bump that unit's version (which changes every signature and cache
-key the unit goes into) and record the new digest. Importing this module loads no model.
+:data:`CODE` names, for each unit of mtstrata's own conversion code, its version and its
+sources, function by function. The provenance lock (``mtstrata/data/provenance.lock``, written
+by ``python -m mtstrata.metrics.provenance_lock --write``) records the sha256 of each unit's
+sources (comments and docstrings left out, :func:`digest`) and, for each provider, of the
+modules it runs; ``tests/test_provenance_lock.py`` fails when they change under an unchanged
+version: whoever changes conversion code then bumps that unit's version (which changes every
+signature and cache key the unit goes into), or re-records the lock after showing the layer did
+not change. Importing this module loads no model.
 """
 
 from __future__ import annotations
@@ -30,29 +33,29 @@ from mtstrata.segment import Layer
 #: the rows format shared by every layer (mtstrata.payloads): part of every unit below
 _ROWS = ("mtstrata.payloads:layer_payloads", "mtstrata.payloads:SegmentAssembler")
 
-#: unit -> (version, sha256 of its sources at that version, the sources). A source is
-#: ``module:qualname``. Bump the version whenever the digest changes (see the module docstring).
-CODE: dict[str, tuple[str, str, tuple[str, ...]]] = {
+#: unit -> (version, the sources). A source is ``module:qualname``. The digest of the sources
+#: at that version is recorded in the provenance lock (see the module docstring).
+CODE: dict[str, tuple[str, tuple[str, ...]]] = {
     # spaCy Doc -> tokens, lemmas, tags, dependencies, entities (and the components each needs)
-    "spacy": ("2", "42f18db9d151d38d318569a021cbb1b186d07bdb85961b3121fcf1567de6c2db", (
+    "spacy": ("2", (
         "mtstrata.layers.spacy_backend:to_segment", "mtstrata.layers.spacy_backend:_span",
         "mtstrata.layers.spacy_backend:_NEEDS", *_ROWS)),
     # the chunk rules over spaCy's parse
-    "spacy-chunks": ("2", "aaa880fdadc215c294b8689e14ebaad9f4b317465af1abf4993b76fa7de3e013", (
+    "spacy-chunks": ("2", (
         "mtstrata.layers.spacy_backend:derive_chunks",
         "mtstrata.layers.spacy_backend:_continues",
         "mtstrata.layers.spacy_backend:_chunk_label")),
     # stanza Document -> layers
-    "stanza": ("2", "e2e865a2d22eb38cc1007dab6d95cc4a9e5a32d0a0a517266f9280f15009e862", (
+    "stanza": ("2", (
         "mtstrata.layers.stanza_backend:to_segment",
         "mtstrata.layers.stanza_backend:_NEEDS", *_ROWS)),
     # frames -> the srl row (the labellers' own code is versioned by their ``version``)
-    "srl": ("2", "2ef0bbcdf91ec95735c5e2513b6403f6ddcce03a2e43f68d3665e4da76dfeec8", (
+    "srl": ("2", (
         "mtstrata.layers.base:add_frames", *_ROWS)),
     # the sentence-embedding model's pooling, batching and stored form (the digest has been
     # re-recorded at version 3 for code that moved or was rewritten without changing a
     # payload; tests/test_emb_reference.py checks the bits against sentence-transformers)
-    "emb": ("3", "478bec2d3767977be316a2982c5ec5883a0e166c37905cdb5c2c647b9c97749d", (
+    "emb": ("3", (
         "mtstrata.layers.embedding:Encoder", "mtstrata.layers.embedding:tokenize",
         "mtstrata.layers.embedding:sentence_layout",
         "mtstrata.layers.embedding:one_thread", "mtstrata.layers.embedding:EmbeddingProvider",
@@ -94,7 +97,7 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
 def digest(unit: str) -> str:
     """The sha256 of the unit's sources as they are now, without comments and docstrings."""
     h = hashlib.sha256()
-    for ref in CODE[unit][2]:
+    for ref in CODE[unit][1]:
         src = _source(ref)
         with contextlib.suppress(SyntaxError):  # (a table's repr is kept as it is)
             src = ast.unparse(_strip_docstrings(ast.parse(src)))

@@ -82,6 +82,8 @@ class SpacyAnnotator:
     complete: bool = True
 
     name: ClassVar[str] = "spacy"
+    #: the units of mtstrata's conversion code it runs (:data:`mtstrata.layers.providers.CODE`)
+    code: ClassVar[tuple[str, ...]] = ("spacy", "spacy-chunks")
     provides: ClassVar[frozenset[Layer]] = PROVIDES
     schemes: ClassVar[Mapping[Layer, str]] = SCHEMES
     _nlp: dict = field(default_factory=dict, init=False, repr=False, compare=False)

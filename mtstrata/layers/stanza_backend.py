@@ -80,6 +80,8 @@ class StanzaAnnotator:
     batch_size: int = 64
 
     name: ClassVar[str] = "stanza"
+    #: the units of mtstrata's conversion code it runs (:data:`mtstrata.layers.providers.CODE`)
+    code: ClassVar[tuple[str, ...]] = ("stanza",)
     provides: ClassVar[frozenset[Layer]] = PROVIDES
     schemes: ClassVar[Mapping[Layer, str]] = SCHEMES
     _nlp: dict = field(default_factory=dict, init=False, repr=False, compare=False)

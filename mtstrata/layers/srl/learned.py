@@ -60,6 +60,10 @@ LOCK_NAME = "srl-learned"
 MODEL_FILE = Path(__file__).resolve().parents[2] / "data" / "srl_learned.npz"
 #: bumped when the features or the decoding change (a model must be retrained then)
 FORMAT = "1"
+#: bumped when the code the model runs while labelling (the rules, whose labels are features,
+#: among it) changes its labels and the model is not retrained; 0 is not written in the
+#: version (what signatures said before it existed)
+REVISION = 0
 NONE = "_"
 CORE = frozenset({"A0", "A1", "A2", "A3", "A4", "A5", "AA"})
 #: segments labelled together: one sparse product each, feature strings kept for one chunk only
@@ -241,13 +245,20 @@ class LearnedSRL:
     name: ClassVar[str] = "learned"
     needs: ClassVar[frozenset[Layer]] = SRL_NEEDS
     dep_scheme: ClassVar[str] = "clearnlp"
+    #: the conversion code of its layer (:data:`mtstrata.layers.providers.CODE`) and where its
+    #: own version is declared (see :mod:`mtstrata.metrics.provenance_lock`)
+    code: ClassVar[tuple[str, ...]] = ("srl",)
+    version_at: ClassVar[str] = ("REVISION in mtstrata/layers/srl/learned.py, or retrain the "
+                                 "model (" + TRAIN_COMMAND.split("   ")[0] + ")")
     path: str = ""
     _models: list[Models] = field(default_factory=list, init=False, repr=False, compare=False)
 
     @property
     def version(self) -> str:
-        """``learned-<format>.<first 12 hex digits of the pinned sha256>``."""
-        return f"learned-{FORMAT}.{pinned()['sha256'][:12]}"
+        """``learned-<format>.<first 12 hex digits of the pinned sha256>``, then
+        ``.r<revision>`` from :data:`REVISION` 1 on."""
+        return (f"learned-{FORMAT}.{pinned()['sha256'][:12]}"
+                + (f".r{REVISION}" if REVISION else ""))
 
     def load(self) -> Models:
         if not self._models:

@@ -38,6 +38,10 @@ class RuleLabeller:
     name: ClassVar[str] = "rules"
     needs: ClassVar[frozenset[Layer]] = SRL_NEEDS
     dep_scheme: ClassVar[str] = "clearnlp"
+    #: the conversion code of its layer (:data:`mtstrata.layers.providers.CODE`) and where its
+    #: own version is declared (see :mod:`mtstrata.metrics.provenance_lock`)
+    code: ClassVar[tuple[str, ...]] = ("srl",)
+    version_at: ClassVar[str] = "SRL_VERSION in mtstrata/layers/srl/rules.py"
 
     @property
     def version(self) -> str:

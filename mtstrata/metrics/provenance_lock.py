@@ -1,0 +1,361 @@
+"""The provenance lock: for each producer of numbers, its version and a digest of its code.
+
+A number's signature names the versions of what computed it: the metric's definition
+(``def:N``), and the versions of the providers of its layers (annotator, role labeller,
+embedding model: the ``ann`` fact). Those versions are declared by hand; this lock, generated
+from the code and committed (``mtstrata/data/provenance.lock``), ties each to the code it
+stands for, so that code that changes under an unchanged version fails the suite
+(``tests/test_provenance_lock.py``) instead of serving old numbers under a new code's name.
+
+**Rows.** One per entry of every registry of mtstrata's producers (:func:`entries`):
+
+* ``metric:NAME``: every entry of :data:`mtstrata.metrics.REGISTRY` (a family by its display
+  name); version ``def:N`` (``MetricBase.definition``);
+* ``annotator:NAME`` and ``labeller:NAME``: every entry of
+  :data:`mtstrata.layers.base.ANNOTATORS` and :data:`~mtstrata.layers.base.LABELLERS`;
+  ``embedder:emb``: the provider of the emb layer. Version: the versions of the conversion code
+  units it declares (``code``, :data:`mtstrata.layers.providers.CODE`), and a labeller's own
+  ``version`` (``rules-3``; ``learned-1.<model sha>``);
+* ``code:UNIT``: each unit of :data:`mtstrata.layers.providers.CODE` (conversion code named
+  function by function, comments and docstrings aside: :func:`mtstrata.layers.providers.digest`).
+
+**What a row's digest covers** (every other row: the *closure* of its modules). The closure
+starts at the module that defines the entry's class (and its base classes') and its factory's,
+and follows the static import graph (every ``import`` anywhere in a module, found with
+:mod:`ast`, and module names written as strings, as lazy registries name them) within the
+entry's **scope**:
+
+* a metric: the modules of ``mtstrata.metrics`` (except the package itself, the registry, which
+  builds metrics and computes none) and the core modules that compute with them
+  (:data:`CORE`). The modules of ``mtstrata.layers`` are outside: a metric reads layers, whose
+  code is versioned by their providers' rows and named in the number's ``ann`` fact;
+* a provider: the modules of ``mtstrata.layers`` except the plan and the places where providers
+  run (:data:`NOT_PROVIDER_CODE`), the core modules of :data:`CORE` and the rows format every
+  layer is stored in (``mtstrata.payloads``, a root of every provider).
+
+So the commands, the outputs, the cache, the registries and the report (``mtstrata.cli``,
+``output``, ``cache``, ``registry``, ``commands``, ...) never move a digest, and a labeller's
+digest covers the modules it calls (the learned labeller: the rules and their lexicon, whose
+labels are its features). A module's bytes are digested as they are, line endings aside
+(``\\r\\n`` is read as ``\\n``): a comment counts; re-recording it is cheap.
+
+**When a digest moved.** The code of a producer changed. If its numbers (or its layer) moved,
+bump its version (the row's ``bump`` says where). If they did not (the golden snapshot,
+``tests/test_golden_snapshot.py``, and the layer tests pass unchanged), re-record::
+
+    python -m mtstrata.metrics.provenance_lock --write
+
+which rewrites the lock (sorted, stable). ``--check`` exits 1 naming every row that moved.
+Entries of other distributions (plugins) have no row: their code is versioned by their
+distribution's release.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import re
+import sys
+import typing
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mtstrata
+
+PACKAGE_DIR = Path(mtstrata.__file__).resolve().parent
+LOCK_FILE = PACKAGE_DIR / "data" / "provenance.lock"
+WRITE_COMMAND = "python -m mtstrata.metrics.provenance_lock --write"
+#: core modules that compute with metrics and layers (tokenisation, segments, WordNet)
+CORE = frozenset({"mtstrata.segment", "mtstrata.tokenizers", "mtstrata.wordnet"})
+#: modules of mtstrata.layers that are no provider's code: the run driver, the registries and
+#: the plan (which provider runs, not what it computes; ``add_frames``, which writes the srl
+#: row, is the code unit ``srl``), where providers run, and the version table itself
+NOT_PROVIDER_CODE = frozenset({"mtstrata.layers", "mtstrata.layers.base",
+                               "mtstrata.layers.executors", "mtstrata.layers.providers"})
+_MODULE_NAME = re.compile(r"mtstrata(\.[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+def _metric_scope(module: str) -> bool:
+    return module in CORE or (module.startswith("mtstrata.metrics.")
+                              and module != "mtstrata.metrics.provenance_lock")
+
+
+def _provider_scope(module: str) -> bool:
+    return module in CORE or module == "mtstrata.payloads" or (
+        module.startswith("mtstrata.layers") and module not in NOT_PROVIDER_CODE)
+
+
+# ------------------------------------------------------------------ modules and their imports
+def module_file(module: str) -> Path | None:
+    """The source file of a module of mtstrata (None: not one)."""
+    parts = module.split(".")
+    if parts[0] != "mtstrata":
+        return None
+    base = PACKAGE_DIR.joinpath(*parts[1:])
+    for p in (base.with_suffix(".py"), base / "__init__.py"):
+        if p.is_file():
+            return p
+    return None
+
+
+def source_bytes(module: str) -> bytes:
+    """A module's source as digested: its bytes, ``\\r\\n`` and ``\\r`` read as ``\\n``."""
+    path = module_file(module)
+    assert path is not None, module
+    return path.read_bytes().replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def imports(module: str) -> set[str]:
+    """The modules of mtstrata that ``module`` imports (anywhere in it) or names as a string."""
+    path = module_file(module)
+    assert path is not None, module
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source_bytes(module), filename=str(path))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1])
+                source = f"{base}.{node.module}" if node.module else base
+            else:
+                source = node.module or ""
+            for a in node.names:  # ``from pkg import mod``: the module, else the package
+                sub = f"{source}.{a.name}"
+                out.add(sub if module_file(sub) is not None else source)
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and _MODULE_NAME.fullmatch(node.value)):
+            out.add(node.value)
+    return {m for m in out if module_file(m) is not None and m != module}
+
+
+def closure(roots: Iterable[str], in_scope: typing.Callable[[str], bool]) -> list[str]:
+    """``roots`` and the modules reachable from them through imports in scope, sorted."""
+    seen: set[str] = set()
+    todo = [r for r in roots if module_file(r) is not None]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(x for x in imports(m) if in_scope(x) and x not in seen)
+    return sorted(seen)
+
+
+def module_digest(module: str) -> str:
+    return hashlib.sha256(source_bytes(module)).hexdigest()
+
+
+def closure_digest(modules: Iterable[str]) -> str:
+    """sha256 over each module's name and the sha256 of its source, in order."""
+    h = hashlib.sha256()
+    for m in sorted(modules):
+        h.update(f"{m}\0{module_digest(m)}\n".encode())
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------ the rows
+@dataclass(frozen=True)
+class Row:
+    key: str  # ``kind:name``
+    version: str
+    modules: tuple[str, ...]  # empty for code units (digested function by function)
+    sha256: str
+    bump: str  # where the version is declared
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"version": self.version, "sha256": self.sha256, "bump": self.bump}
+        if self.modules:
+            d["modules"] = list(self.modules)
+        return d
+
+
+def _own(obj: Any) -> bool:
+    return str(getattr(obj, "__module__", "")).split(".")[0] == "mtstrata"
+
+
+def metric_class(entry: Any) -> type:
+    """The class an entry of the metric registry builds, found without building it (no model,
+    no set file read): the factory itself, its return annotation, or the class a family's
+    factory closes over."""
+    f = entry.factory
+    if isinstance(f, type):
+        return f
+    ret = typing.get_type_hints(f).get("return")
+    if isinstance(ret, type):
+        return ret
+    for cell in getattr(f, "__closure__", None) or ():
+        if isinstance(cell.cell_contents, type) and hasattr(cell.cell_contents, "definition"):
+            return cell.cell_contents
+    raise TypeError(f"cannot tell the class of the metric {entry.name!r}: give its factory "
+                    "a return annotation")
+
+
+def _roots(cls: type, factory: Any) -> set[str]:
+    mods = {c.__module__ for c in cls.__mro__ if _own(c)}
+    return mods | ({factory.__module__} if _own(factory) else set())
+
+
+def _code_version(units: Iterable[str]) -> str:
+    from mtstrata.layers.providers import version
+
+    return "+".join(f"{u}-{version(u)}" for u in units)
+
+
+def _code_bump(units: Iterable[str]) -> str:
+    return "; ".join(f"CODE[{u!r}] in mtstrata/layers/providers.py" for u in units)
+
+
+def _file_of(module: str) -> str:
+    path = module_file(module)
+    return str(path.relative_to(PACKAGE_DIR.parent)) if path else module
+
+
+def metric_rows() -> Iterator[Row]:
+    from mtstrata.metrics import REGISTRY
+
+    for e in REGISTRY.entries():
+        cls = metric_class(e)
+        if not (_own(cls) or _own(e.factory)):
+            continue  # another distribution's (its signature names the distribution)
+        mods = closure(_roots(cls, e.factory), _metric_scope)
+        yield Row(f"metric:{e.name}", f"def:{getattr(cls, 'definition', 1)}", tuple(mods),
+                  closure_digest(mods),
+                  f"`definition` of {cls.__qualname__} in {_file_of(cls.__module__)} (then "
+                  "scripts/update_golden.py NAME and a CHANGELOG.md line)")
+
+
+def provider_rows() -> Iterator[Row]:
+    from mtstrata.layers.base import ANNOTATORS, LABELLERS
+    from mtstrata.layers.embedding import EmbeddingProvider
+
+    # (key, class, the code units it runs, the labeller's name); a provider declares its
+    # units as ``code``; the embedder, no registry's entry, has its one unit named here
+    providers: list[tuple[str, type, tuple[str, ...], str | None]] = [
+        ("embedder:emb", EmbeddingProvider, ("emb",), None)]
+    providers += [(f"annotator:{e.name}", e.factory, tuple(getattr(e.factory, "code", ())),
+                   None) for e in ANNOTATORS.entries()]
+    providers += [(f"labeller:{e.name}", e.factory, tuple(getattr(e.factory, "code", ())),
+                   e.name) for e in LABELLERS.entries()]
+    for key, cls, units, labeller in providers:
+        if not _own(cls):
+            continue  # another distribution's (its signature names the distribution)
+        version, bump = _code_version(units), _code_bump(units)
+        if labeller is not None:  # its own version first
+            own = str(LABELLERS.create(labeller).version)
+            at = getattr(cls, "version_at", f"the version of {cls.__qualname__}")
+            version = "+".join(v for v in (own, version) if v)
+            bump = "; ".join(b for b in (at, bump) if b)
+        mods = closure(_roots(cls, cls) | {"mtstrata.payloads"}, _provider_scope)
+        yield Row(key, version, tuple(mods), closure_digest(mods), bump)
+
+
+def code_rows() -> Iterator[Row]:
+    from mtstrata.layers import providers
+
+    for unit in sorted(providers.CODE):
+        yield Row(f"code:{unit}", providers.version(unit), (), providers.digest(unit),
+                  _code_bump([unit]))
+
+
+def entries() -> dict[str, Row]:
+    """Every row as the code is now, by key."""
+    rows = [*metric_rows(), *provider_rows(), *code_rows()]
+    return {r.key: r for r in sorted(rows, key=lambda r: r.key)}
+
+
+# ------------------------------------------------------------------ the file
+def render(rows: dict[str, Row]) -> str:
+    """The lock file's text: sorted keys, one form (what ``--write`` writes)."""
+    modules = sorted({m for r in rows.values() for m in r.modules})
+    data = {
+        "about": "Generated: " + WRITE_COMMAND + ". For each producer of numbers, its version "
+                 "and the sha256 of the code it runs (see mtstrata/metrics/provenance_lock.py).",
+        "rows": {k: r.to_dict() for k, r in sorted(rows.items())},
+        "modules": {m: module_digest(m) for m in modules},
+    }
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def load(path: Path = LOCK_FILE) -> dict[str, Any]:
+    """The committed lock ({} when there is none)."""
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {}
+
+
+def problems(recorded: dict[str, Any], rows: dict[str, Row]) -> dict[str, str]:
+    """What the lock ``recorded`` says that the code no longer is: row key -> one paragraph
+    saying what to do (empty: the lock is current)."""
+    where = f"the provenance lock {_rel(LOCK_FILE)}"
+    old_rows = recorded.get("rows", {})
+    old_modules = recorded.get("modules", {})
+    out: dict[str, str] = {}
+    for key, row in rows.items():
+        old = old_rows.get(key)
+        if old is None:
+            out[key] = f"{key} has no row in {where}: record it with `{WRITE_COMMAND}`."
+            continue
+        if old.get("sha256") == row.sha256 and old.get("version") == row.version:
+            if old.get("modules", []) != list(row.modules) or old.get("bump") != row.bump:
+                out[key] = (f"{key}: the row in {where} is out of date (its modules or where its "
+                            f"version is declared); re-record it with `{WRITE_COMMAND}`.")
+            continue
+        moved = [m for m in row.modules if old_modules.get(m) != module_digest(m)]
+        moved += [f"{m} (no longer imported)" for m in old.get("modules", [])
+                  if m not in row.modules]
+        what = (f"the modules {', '.join(moved)} changed or joined" if moved
+                else "its code changed")
+        if old.get("version") == row.version:
+            out[key] = (
+                f"{key}: {what} (sha256 {old.get('sha256', '?')[:12]} -> {row.sha256[:12]}) but "
+                f"its version is still {row.version}, as recorded in {where}: numbers computed "
+                "by the new code would carry the old code's signature, and caches and metric "
+                f"sets would serve the old numbers. If its numbers (or its layer) changed, bump "
+                f"the version ({row.bump}). If they did not (show it: the golden snapshot, "
+                "tests/test_golden_snapshot.py, and the layer tests pass unchanged), re-record "
+                f"the lock: `{WRITE_COMMAND}`.")
+        else:
+            out[key] = (f"{key}: version {old.get('version')} -> {row.version} is not recorded "
+                        f"in {where}; record it with `{WRITE_COMMAND}`.")
+    for key in sorted(set(old_rows) - set(rows)):
+        out[key] = (f"{key} is in {where} but no longer registered: re-record the lock with "
+                    f"`{WRITE_COMMAND}`.")
+    return out
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(PACKAGE_DIR.parent))
+    except ValueError:
+        return str(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m mtstrata.metrics.provenance_lock",
+                                 description=__doc__.split("\n\n")[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--write", action="store_true", help=f"rewrite {_rel(LOCK_FILE)}")
+    g.add_argument("--check", action="store_true", help="exit 1 naming every stale row")
+    args = ap.parse_args(argv)
+    rows = entries()
+    if args.write:
+        text = render(rows)
+        tmp = LOCK_FILE.with_suffix(".lock.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(LOCK_FILE)
+        print(f"{_rel(LOCK_FILE)}: {len(rows)} rows")
+        return 0
+    found = problems(load(), rows)
+    for p in found.values():
+        print(p + "\n", file=sys.stderr)
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
