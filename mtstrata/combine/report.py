@@ -159,13 +159,18 @@ def _one_or_all(sigs: Sequence[str]) -> str | tuple[str, ...] | None:
 
 def signature_lines(records: Sequence[Correlation]) -> list[str]:
     """``metric  signature`` for each metric of per-pair records (``metric [lp]  signature``
-    where a metric's signature differs between pairs)."""
+    where a metric's signature differs between pairs; ``metric (segments)  signature`` where
+    its segment-level records have another, e.g. BLEU's sentence BLEU, ``eff:yes``)."""
     per: dict[str, dict[str, list[str]]] = {}
     for r in records:
         if r.lp != "avg" and isinstance(r.signature, str):
-            lps = per.setdefault(r.metric, {}).setdefault(r.signature, [])
+            label = r.metric + (" (segments)" if r.level == "seg" else "")
+            lps = per.setdefault(label, {}).setdefault(r.signature, [])
             if r.lp not in lps:
                 lps.append(r.lp)
+    for label in [k for k in per if k.endswith(" (segments)")]:
+        if per[label] == per.get(label[:-len(" (segments)")]):
+            del per[label]
     rows = []
     for metric, by_sig in per.items():
         for sig, lps in by_sig.items():

@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mtstrata import output as _output
 from mtstrata import progress
@@ -225,6 +225,23 @@ def check_numbers(args: argparse.Namespace) -> None:
     _options.check_seed(args.seed)
 
 
+def segment_signed(records: list[Any], specs: dict[str, str]) -> list[Any]:
+    """``records`` with each segment-level record signed by the signature of the segment
+    scores it correlates (:func:`mtstrata.metrics.provenance.segment_signature`: BLEU's are
+    sentence BLEU, ``eff:yes``); ``specs`` maps a record's metric name to its spec."""
+    import dataclasses
+
+    from mtstrata import metrics
+    from mtstrata.combine.mtme import is_external
+    from mtstrata.metrics.provenance import segment_signature
+
+    built = {name: metrics.create(spec) for name, spec in specs.items()
+             if not is_external(spec)}
+    return [dataclasses.replace(r, signature=segment_signature(built[r.metric], r.signature))
+            if r.level == "seg" and r.metric in built and isinstance(r.signature, str)
+            and r.signature else r for r in records]
+
+
 def run(args: argparse.Namespace) -> int:
     from mtstrata.combine.report import format_records, format_tsv, table_records, with_average
     from mtstrata.combine.table import metric_signatures_of
@@ -251,9 +268,10 @@ def run(args: argparse.Namespace) -> int:
         for name, (_, sig) in sets.items():  # a set metric is signed as score signs it
             sigs[name] = sig if isinstance(sig, str) else metric_signatures_of(
                 [sig], table.nrefs, options)[0]
-        records += table_records(table, specs, {n: c for n, (c, _) in sets.items()},
-                                 n=args.bootstrap, seed=args.seed, names=names,
-                                 signatures=sigs)
+        records += segment_signed(
+            table_records(table, specs, {n: c for n, (c, _) in sets.items()},
+                          n=args.bootstrap, seed=args.seed, names=names, signatures=sigs),
+            {names[s]: s for s in specs})
     records = with_average(records)
     if args.format == "json":
         sys.stdout.write(_output.dumps([r.to_dict() for r in records]))

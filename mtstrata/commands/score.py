@@ -159,6 +159,11 @@ def run(args: argparse.Namespace) -> int:
     progress.configure(quiet=args.quiet)
     check_modes(args)
     built = [metrics.create(spec) for spec in (args.metrics or DEFAULT_METRICS)]
+    if args.sentence_level:  # a parameter the segment scores would not honour is refused
+        from mtstrata.metrics.provenance import check_segment_level
+
+        for spec, m in zip(args.metrics or DEFAULT_METRICS, built, strict=True):
+            check_segment_level(spec, m)
     refs, hyps = corpus.read_inputs(args.ref, args.input)
     corpus.check_aligned(refs, hyps)
     system_names(hyps)

@@ -55,6 +55,48 @@ def full_signature(m: Metric, plan: Any) -> str:
     return _sig.add_run_facts(m.signature(), **facts)
 
 
+def segment_signature(m: Metric, sig: str) -> str:
+    """The signature of ``m``'s segment scores, given ``sig``, that of its corpus score (the
+    metric's own or a run's, with its run facts): ``sig`` with the parameters of
+    ``m.segment_metric()`` where they differ (BLEU's segment scores are sentence BLEU,
+    ``eff:yes``); ``sig`` itself for a metric whose segment scores are its own."""
+    seg = m.segment_metric()
+    if seg is m:
+        return sig
+    own = dict(_sig.to_keys(type(m), m.params()))  # type: ignore[attr-defined]
+    new = dict(_sig.to_keys(type(seg), seg.params()))
+    out = sig
+    for key, value in new.items():
+        if own.get(key) != value:
+            old = f"|{key}:{own.get(key)}|"
+            if old not in out:
+                raise ValueError(f"{sig!r} is not a signature of {m.signature()!r}")
+            out = out.replace(old, f"|{key}:{value}|", 1)
+    return out
+
+
+def check_segment_level(spec: str, m: Metric) -> None:
+    """Refuse a spec that sets a parameter its metric's segment scores do not honour (they are
+    ``m.segment_metric()``'s: ``bleu:eff=no``, since sentence BLEU uses effective order), for
+    a run that prints segment scores (exit 2, naming the parameter and the fix)."""
+    import dataclasses
+
+    from mtstrata.registry import format_value, parse_spec
+
+    seg = m.segment_metric()
+    if seg is m or not dataclasses.is_dataclass(m):
+        return
+    _, given = parse_spec(spec)
+    for key, raw in given.items():
+        if hasattr(m, key) and getattr(seg, key) != getattr(m, key):
+            raise ConfigError(
+                f"-m {spec}: {m.display_name()}'s segment scores are computed with "
+                f"{key}={format_value(getattr(seg, key))} (their signature says so: "
+                f"{segment_signature(m, m.signature())}), so --sentence-level cannot honour "
+                f"{key}={raw}, which applies to its corpus score only. Leave {key}={raw} out "
+                "to print segment scores, or leave out --sentence-level.")
+
+
 def _key(sig: str) -> tuple[str, dict[str, str]]:
     name, params, run = _sig.parse(sig)
     facts = {k: v for k, v in run.items() if k not in IGNORED}

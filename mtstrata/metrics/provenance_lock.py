@@ -25,9 +25,9 @@ and follows the static import graph (every ``import`` anywhere in a module, foun
 :mod:`ast`, and module names written as strings, as lazy registries name them) within the
 entry's **scope**:
 
-* a metric: the modules of ``mtstrata.metrics`` (except the package itself, the registry, which
-  builds metrics and computes none) and the core modules that compute with them
-  (:data:`CORE`). The modules of ``mtstrata.layers`` are outside: a metric reads layers, whose
+* a metric: the modules of ``mtstrata.metrics`` except those that compute no number
+  (:data:`NOT_METRIC_CODE`: the registry, which builds metrics, and the signature checks), and
+  the core modules that compute with them (:data:`CORE`). The modules of ``mtstrata.layers`` are outside: a metric reads layers, whose
   code is versioned by their providers' rows and named in the number's ``ann`` fact;
 * a provider: the modules of ``mtstrata.layers`` except the plan and the places where providers
   run (:data:`NOT_PROVIDER_CODE`), the core modules of :data:`CORE` and the rows format every
@@ -76,12 +76,16 @@ CORE = frozenset({"mtstrata.segment", "mtstrata.tokenizers", "mtstrata.wordnet"}
 #: row, is the code unit ``srl``), where providers run, and the version table itself
 NOT_PROVIDER_CODE = frozenset({"mtstrata.layers", "mtstrata.layers.base",
                                "mtstrata.layers.executors", "mtstrata.layers.providers"})
+#: modules of mtstrata.metrics that compute no number: the registry (the package), what
+#: compares signatures (a set's members are checked, not computed, there) and this lock
+NOT_METRIC_CODE = frozenset({"mtstrata.metrics", "mtstrata.metrics.provenance",
+                             "mtstrata.metrics.provenance_lock"})
 _MODULE_NAME = re.compile(r"mtstrata(\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
 def _metric_scope(module: str) -> bool:
     return module in CORE or (module.startswith("mtstrata.metrics.")
-                              and module != "mtstrata.metrics.provenance_lock")
+                              and module not in NOT_METRIC_CODE)
 
 
 def _provider_scope(module: str) -> bool:
@@ -306,11 +310,11 @@ def problems(recorded: dict[str, Any], rows: dict[str, Row]) -> dict[str, str]:
                 out[key] = (f"{key}: the row in {where} is out of date (its modules or where its "
                             f"version is declared); re-record it with `{WRITE_COMMAND}`.")
             continue
-        moved = [m for m in row.modules if old_modules.get(m) != module_digest(m)]
+        moved = [m + ("" if m in old.get("modules", []) else " (now imported)")
+                 for m in row.modules if old_modules.get(m) != module_digest(m)]
         moved += [f"{m} (no longer imported)" for m in old.get("modules", [])
                   if m not in row.modules]
-        what = (f"the modules {', '.join(moved)} changed or joined" if moved
-                else "its code changed")
+        what = f"its code changed ({', '.join(moved) or 'its sources'})"
         if old.get("version") == row.version:
             out[key] = (
                 f"{key}: {what} (sha256 {old.get('sha256', '?')[:12]} -> {row.sha256[:12]}) but "
