@@ -27,8 +27,9 @@ entry's **scope**:
 
 * a metric: the modules of ``mtstrata.metrics`` except those that compute no number
   (:data:`NOT_METRIC_CODE`: the registry, which builds metrics, and the signature checks), and
-  the core modules that compute with them (:data:`CORE`). The modules of ``mtstrata.layers`` are outside: a metric reads layers, whose
-  code is versioned by their providers' rows and named in the number's ``ann`` fact;
+  the core modules that compute with them (:data:`CORE`). The modules of ``mtstrata.layers``
+  are outside: a metric reads layers, whose code is versioned by their providers' rows and
+  named in the number's ``ann`` fact;
 * a provider: the modules of ``mtstrata.layers`` except the plan and the places where providers
   run (:data:`NOT_PROVIDER_CODE`), the core modules of :data:`CORE` and the rows format every
   layer is stored in (``mtstrata.payloads``, a root of every provider).
