@@ -27,17 +27,50 @@ SNAPSHOT = json.loads(golden.SNAPSHOT.read_text(encoding="utf-8"))["metrics"]
 SPECS = golden.specs()
 
 
-def _compute(spec: str) -> dict:  # type: ignore[type-arg]
-    try:
-        return golden.compute(spec)
-    except ModelError as e:  # said loudly: the entry is not checked on this machine
-        pytest.skip(f"{spec}: its model is not installed here ({e})")
-
-
 @pytest.mark.parametrize("spec", SPECS)
 def test_numbers_match_the_snapshot(spec):
-    kind, message = golden.verdict(spec, SNAPSHOT.get(spec), _compute(spec))
+    # an entry whose extra is not installed is skipped and named in the run's summary
+    # (tests/conftest.py); where the extra is installed it is always checked
+    kind, message = golden.verdict(spec, SNAPSHOT.get(spec), golden.compute_or_skip(spec))
     assert kind in ("same", "refresh"), message
+
+
+def test_an_entry_is_skipped_only_without_its_extra_and_then_named(monkeypatch):
+    def fail(spec):
+        raise ModelError("EMB-F needs torch, not installed in this environment.")
+
+    monkeypatch.setattr(golden, "compute", fail)
+    monkeypatch.setattr(golden, "UNCHECKED", {})
+    monkeypatch.setattr(golden, "missing_extras", lambda: {"emb": ["torch"]})
+    with pytest.raises(pytest.skip.Exception, match="EMB-F not checked: EMB-F needs torch"):
+        golden.compute_or_skip("EMB-F")
+    lines = golden.summary_lines()
+    assert "1 golden snapshot entry was NOT checked" in lines[0] and "(emb)" in lines[0]
+    assert lines[1] == "  EMB-F: EMB-F needs torch, not installed in this environment."
+    # with every extra installed, a model error is a failure, not a skip
+    monkeypatch.setattr(golden, "missing_extras", lambda: {})
+    monkeypatch.setattr(golden, "UNCHECKED", {})
+    with pytest.raises(ModelError):
+        golden.compute_or_skip("EMB-F")
+    assert golden.summary_lines() == []
+
+
+def test_the_summary_hook_prints_the_unchecked_entries(monkeypatch):
+    from tests import conftest
+
+    monkeypatch.setattr(golden, "UNCHECKED", {"ULC-emb": "EMB-F needs torch"})
+    out: list[tuple[str, ...]] = []
+
+    class Reporter:
+        def section(self, title, **kw):
+            out.append(("section", title))
+
+        def write_line(self, line, **kw):
+            out.append(("line", line))
+
+    conftest.pytest_terminal_summary(Reporter())
+    assert out[0] == ("section", "golden snapshot")
+    assert ("line", "  ULC-emb: EMB-F needs torch") in out
 
 
 def test_no_stale_entries():
