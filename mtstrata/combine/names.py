@@ -60,8 +60,11 @@ def external_signature(spec: str, seg_path: str | os.PathLike[str]) -> str:
 
 
 def set_signature(path: str | os.PathLike[str], digest: str) -> str:
-    """A metric set file's signature, in the form of ``ULCMetric.signature`` (the set and the
-    sha256 of its bytes), for sets read by ``meta --ulc``."""
-    from mtstrata.metrics.ulc import ULCMetric
+    """A metric set file's signature, in the form of ``ULCMetric.signature`` (the set, named by
+    its content, and the sha256 of its bytes), for sets read by ``meta --ulc``."""
+    from pathlib import Path
 
-    return _sig.build("ULC", [("set", str(path)), ("sha256", digest)], ULCMetric.definition)
+    from mtstrata.metrics.ulc import ULCMetric, set_name
+
+    return _sig.build("ULC", [("set", set_name(str(path), Path(path), digest)),
+                              ("sha256", digest)], ULCMetric.definition)

@@ -26,7 +26,8 @@ model or labeller, e.g. ``--srl rules`` for a set fitted on the learned labeller
 refused before any annotation, naming the member and both signatures: the set's own facts when
 it is built, the annotation facts when the run's plan is known (:meth:`ULCMetric.check_run`,
 called by :func:`mtstrata.scoring.compute`; ``meta`` runs the same check for ``--ulc`` sets,
-:func:`check_set`). The ULC's own signature names the set and the sha256 of its file:
+:func:`check_set`). The ULC's own signature names the set by its content, never by the path it
+was given (:func:`set_name`), and the sha256 of its file:
 ``ULC|set:ULC-lex|sha256:...|def:1|version:0.2.0``.
 
 Bundled sets (``mtstrata/data/sets``, built by ``scripts/make_sets.py``; see each file's
@@ -38,8 +39,10 @@ chosen across WMT17 and WMT19 (``scripts/cross_year.py``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -66,6 +69,28 @@ BUNDLED = {"ULC": "ULC.json", "ULC-lex": "ULC-lex.json", "ULC-emb": "ULC-emb.jso
 SETS_DIR = Path(__file__).resolve().parent.parent / "data" / "sets"
 for _name, _file in BUNDLED.items():
     SETS.add(_name, lambda file=_file: SETS_DIR / file)
+
+
+@lru_cache(maxsize=16)
+def _file_sha256(path: str, mtime_ns: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def set_name(given: str, path: Path, digest: str) -> str:
+    """What a set is called in signatures: by its content, never by the path it was given.
+    The bundled set of that name or, for a file, the bundled set with these bytes
+    (``ULC-lex``), else the file's name (``set.json``): the same file signs alike whether named
+    ``-m ulc:set.json``, by a full path or through ``meta --ulc``; its sha256 beside it names
+    the content."""
+    names = SETS.names()
+    for key in names:
+        if given.lower() == key.lower():
+            return key
+    for key in names:
+        f = set_path(key)
+        if f.is_file() and _file_sha256(str(f), f.stat().st_mtime_ns) == digest:
+            return key
+    return path.name
 
 
 def set_path(name: str) -> Path:
@@ -122,11 +147,14 @@ class ULCMetric(MetricBase):
     range: ClassVar[tuple[float, float]] = (-float("inf"), float("inf"))
     signature_exclude: ClassVar[frozenset[str]] = frozenset()
 
-    set: str = "ULC"
+    #: how the set was named (what is read); two instances of the same content are equal
+    set: str = field(default="ULC", compare=False)
     sha256: str = ""
     norm: str = ""
     #: what the set file gives, built once with the instance
     loaded: _Loaded = field(init=False, compare=False, repr=False)
+    #: the set's name in signatures (:func:`set_name`: by content, not by path)
+    signed_as: str = field(init=False, compare=False, repr=False, default="")
 
     def __post_init__(self) -> None:
         path = set_path(self.set)
@@ -150,6 +178,7 @@ class ULCMetric(MetricBase):
         object.__setattr__(self, "sha256", digest)
         object.__setattr__(self, "norm", norm)
         object.__setattr__(self, "loaded", _Loaded.of(combiner, specs, members))
+        object.__setattr__(self, "signed_as", set_name(self.set, path, digest))
 
     @property
     def combiner(self) -> Combiner:
@@ -260,7 +289,7 @@ class ULCMetric(MetricBase):
         return f"ULC:{Path(self.set).stem}"
 
     def params(self) -> list[tuple[str, str]]:
-        out = [("set", self.set), ("sha256", self.sha256)]
+        out = [("set", self.signed_as), ("sha256", self.sha256)]
         return out + [("norm", self.norm)] if self.norm not in ("", "minmax") else out
 
     def signature(self) -> str:
