@@ -55,7 +55,7 @@ from mtstrata._version import __version__
 #: libraries whose code computes some metrics' numbers: their versions go into those signatures
 LIBRARIES = ("sacrebleu", "nltk", "sentence-transformers", "transformers", "torch")
 #: keys describing the run rather than the metric: ignored when a signature is parsed back
-RUN_KEYS = frozenset({"version", "v", "nrefs", "ann", "unlocked", "def", *LIBRARIES})
+RUN_KEYS = frozenset({"version", "v", "nrefs", "ann", "unlocked", "def", "plugin", *LIBRARIES})
 #: the definition-version key (checked, see the module docstring)
 DEF_KEY = "def"
 #: the definition a signature without ``def`` has (signatures made before mtstrata 0.2.0)
@@ -79,6 +79,24 @@ def library_version(dist: str) -> str:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return "?"
+
+
+@cache
+def _distributions() -> dict[str, list[str]]:
+    return metadata.packages_distributions()
+
+
+def plugin_fact(cls: type) -> str | None:
+    """``DIST==VERSION`` of the installed distribution that defines ``cls`` when it is not
+    mtstrata's own (a plugin's metric or provider), else None. Its signatures carry it (the
+    ``plugin`` fact; a provider's signature ends with it): a plugin's code is versioned by its
+    release, as mtstrata's is by the provenance lock."""
+    top = str(getattr(cls, "__module__", "")).split(".")[0]
+    if top in ("mtstrata", "", "builtins", "__main__"):
+        return None
+    dists = _distributions().get(top, [])
+    # (code of no installed distribution, a script's or a test's, has no release to name)
+    return f"{dists[0]}=={library_version(dists[0])}" if dists else None
 
 
 def _names(cls: type) -> list[str]:

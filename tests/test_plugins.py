@@ -69,7 +69,10 @@ def test_plugin_metric_is_listed_and_scores(site, files, tmp_path):
     assert r.returncode == 0, r.stderr
     scores = {s["metric"]: s for s in json.loads(r.stdout)["scores"]}
     assert scores["length-ratio"]["score"] == pytest.approx((3 + 6) / (6 + 5))
-    assert scores["length-ratio"]["signature"].startswith("length-ratio|def:1|nrefs:1|")
+    # a plugin's metric names its distribution and release (its code's version)
+    assert scores["length-ratio"]["signature"].startswith(
+        "length-ratio|def:1|plugin:mtstrata-plugin-example==0.1.0|nrefs:1|")
+    assert "plugin:" not in scores["BLEU"]["signature"]
     assert "BLEU" in scores  # a built-in beside it
 
 
@@ -93,5 +96,6 @@ def test_plugin_labeller_is_listed_and_labels(site, files, tmp_path):
     (score,) = json.loads(r.stdout)["scores"]
     # the labeller's name is in the signature even though its version ("1") does not say it
     assert "srl-first-verb-1.conv" in score["signature"]
+    assert ".dist-mtstrata-plugin-example==0.1.0" in score["signature"]  # and its release
     # its A0s ("the cat", "John") are the references' A0s: every role filler overlaps
     assert score["score"] == pytest.approx(1.0)

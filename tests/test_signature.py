@@ -250,3 +250,19 @@ def test_a_set_file_named_with_separators_round_trips(tmp_path, monkeypatch):
     assert signature.parse(sig)[1]["set"] == "we|ird:name.json"
     monkeypatch.chdir(tmp_path)
     assert metrics.from_signature(sig) == m
+
+
+def test_a_plugins_code_is_named_by_its_distribution_and_release():
+    from sacrebleu.metrics.bleu import BLEU as SacreBLEU
+
+    from mtstrata.metrics.lexical.bleu import BLEU as OurBLEU
+
+    assert signature.plugin_fact(OurBLEU) is None  # mtstrata's own: the provenance lock
+    assert signature.plugin_fact(SacreBLEU) == (
+        f"sacrebleu=={signature.library_version('sacrebleu')}")
+
+    class Local:  # code of no installed distribution (a test's, a script's)
+        pass
+
+    assert signature.plugin_fact(Local) is None
+    assert "plugin" in signature.RUN_KEYS  # read back as a fact, not a parameter

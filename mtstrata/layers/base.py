@@ -172,12 +172,14 @@ class Plan:
             # with its name, so two labellers never share a signature (nor cached roles)
             lab, v = self.labeller.name, str(self.labeller.version)
             v = v if v.startswith(f"{lab}-") else f"{lab}-{v}"
-            return Provider(layer, self._requires(layer), f"srl-{v}.conv{version('srl')}", lab)
+            return Provider(layer, self._requires(layer),
+                            _released(self.labeller, f"srl-{v}.conv{version('srl')}"), lab)
         if self.annotator is None or layer not in self.annotator.provides:
             raise MissingLayerError(f"this plan does not produce the {layer} layer.")
         one = getattr(self.annotator, "layer_signature", None)
         sig = one(layer) if one is not None else self.annotator.signature(frozenset({layer}))
-        return Provider(layer, self._requires(layer), sig, self.annotator.name)
+        return Provider(layer, self._requires(layer), _released(self.annotator, sig),
+                        self.annotator.name)
 
     def layer_key(self, layer: Layer) -> str:
         """What a layer's cached rows are keyed by: its provider's signature and the keys of
@@ -203,7 +205,7 @@ class Plan:
         parts = []
         backend = want - {Layer.SRL, Layer.EMB}
         if backend and self.annotator is not None:
-            parts.append(self.annotator.signature(backend))
+            parts.append(_released(self.annotator, self.annotator.signature(backend)))
         if Layer.SRL in want and self.labeller is not None:
             parts.append(self.provider(Layer.SRL).signature)
         if Layer.EMB in want and self.embedder is not None:
@@ -220,6 +222,16 @@ class Plan:
     def sentences_from(self) -> Layer:
         """The layer whose provider splits sentences (see :func:`mtstrata.cache.layer_payloads`)."""
         return getattr(self.annotator, "sentences_from", Layer.TOKENS)
+
+
+def _released(provider: Any, sig: str) -> str:
+    """A provider's signature, ending with its distribution and release when it is another
+    distribution's (a plugin: ``.dist-NAME==VERSION``); mtstrata's own are versioned by the
+    provenance lock (:mod:`mtstrata.metrics.provenance_lock`)."""
+    from mtstrata.signature import plugin_fact
+
+    dist = plugin_fact(type(provider))
+    return f"{sig}.dist-{dist}" if dist else sig
 
 
 def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",

@@ -211,11 +211,13 @@ class MetricBase:
     def signature(self) -> str:
         """``NAME|key:value|...|def:N|...|version:V``: every parameter, under sacreBLEU's key
         where it means the same (:data:`mtstrata.signature.SACRE_KEYS`), the definition
-        version, the versions of the libraries that compute the numbers, and mtstrata's
-        version."""
+        version, the distribution of a plugin's metric (``plugin:DIST==VERSION``), the versions
+        of the libraries that compute the numbers, and mtstrata's version."""
         libs = {lib: _sig.library_version(lib) for lib in self.libraries}
+        plugin = _sig.plugin_fact(type(self))  # another distribution's metric: its release
+        facts = {"plugin": plugin, **libs} if plugin else libs
         return _sig.build(self.display_name(), _sig.to_keys(type(self), self.params()),
-                          self.definition, **libs)
+                          self.definition, **facts)
 
 
 def projection(variant: Any, base: Any) -> np.ndarray | None:

@@ -48,7 +48,8 @@ bump its version (the row's ``bump`` says where). If they did not (the golden sn
 
 which rewrites the lock (sorted, stable). ``--check`` exits 1 naming every row that moved.
 Entries of other distributions (plugins) have no row: their code is versioned by their
-distribution's release.
+distribution's release, which their signatures carry (:func:`mtstrata.signature.plugin_fact`:
+a metric's ``plugin:DIST==VERSION`` fact, a provider's signature ending ``.dist-DIST==VERSION``).
 """
 
 from __future__ import annotations
