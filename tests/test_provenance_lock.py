@@ -76,10 +76,12 @@ def test_what_no_digest_covers():
 def scratch(tmp_path, monkeypatch):
     """A copy of the package's sources that the lock's digests read instead of the tree's."""
     dst = tmp_path / "mtstrata"
-    shutil.copytree(provenance_lock.PACKAGE_DIR, dst,
+    shutil.copytree(providers.PACKAGE_DIR, dst,
                     ignore=shutil.ignore_patterns("__pycache__", "*.npz", "vendor"))
-    monkeypatch.setattr(provenance_lock, "PACKAGE_DIR", dst)
-    return dst
+    monkeypatch.setattr(providers, "PACKAGE_DIR", dst)
+    providers.code_mark.cache_clear()
+    yield dst
+    providers.code_mark.cache_clear()
 
 
 def _edit(root: Path, rel: str, old: str, new: str) -> None:
@@ -176,7 +178,7 @@ def test_imports_follow_relative_lazy_and_string_references(tmp_path, monkeypatc
         "def f():\n    from mtstrata.metrics.c import x\n"
         "KINDS = {'k': 'mtstrata.metrics.d'}\nfrom mtstrata.metrics import REGISTRY\n",
         encoding="utf-8")
-    monkeypatch.setattr(provenance_lock, "PACKAGE_DIR", pkg)
+    monkeypatch.setattr(providers, "PACKAGE_DIR", pkg)
     assert provenance_lock.imports("mtstrata.metrics.a") == {
         "mtstrata.metrics.b", "mtstrata.metrics.sub.e", "mtstrata.segment",
         "mtstrata.metrics.c", "mtstrata.metrics.d", "mtstrata.metrics"}
@@ -188,3 +190,36 @@ def test_check_command_exits_1_naming_the_row(scratch, capsys):
           'subj_role = "A0"')
     assert provenance_lock.main(["--check"]) == 1
     assert "labeller:learned" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the run re-signs
+def _labeller_signature(name: str) -> str:
+    from mtstrata.layers.base import Plan
+    from mtstrata.segment import Layer
+
+    return Plan(None, frozenset(), LABELLERS.create(name)).provider(Layer.SRL).signature
+
+
+def test_recorded_code_adds_nothing_to_signatures():
+    providers.code_mark.cache_clear()
+    assert providers.code_mark(type(REGISTRY.create("bleu"))) is None
+    assert _labeller_signature("rules") == f"srl-rules-3.conv{providers.version('srl')}"
+    assert "|code:" not in REGISTRY.create("METEOR-sy").signature()
+
+
+def test_edited_code_changes_the_runs_signatures(scratch):
+    base = {n: _labeller_signature(n) for n in ("rules", "learned")}
+    _edit(scratch, "layers/srl/lexicon.py", '"invest": {"in": "A2"}', '"invest": {"in": "A3"}')
+    _edit(scratch, "metrics/lexical/meteor.py", "alpha: float = 0.9", "alpha: float = 0.85")
+    providers.code_mark.cache_clear()
+    for name, sig in base.items():  # the roles' provider (ann fact, cache key) moves
+        now = _labeller_signature(name)
+        assert now.startswith(sig + ".code-") and now != sig
+    meteor = REGISTRY.create("METEOR-sy").signature()
+    assert "|def:1|code:" in meteor
+    assert "|code:" not in REGISTRY.create("bleu").signature()
+    # a set that recorded the member's signature refuses the edited code
+    from mtstrata.metrics.provenance import differences
+
+    saved = meteor.split("|code:")[0] + "|nltk" + meteor.split("|nltk", 1)[1]
+    assert any(d.startswith("code:") for d in differences(saved, meteor))

@@ -164,7 +164,8 @@ class Plan:
         if layer is Layer.EMB:
             if self.embedder is None:
                 raise MissingLayerError("this plan does not produce the emb layer.")
-            return Provider(layer, frozenset(), self.embedder.signature, self.embedder.name)
+            return Provider(layer, frozenset(), _released(self.embedder, self.embedder.signature),
+                            self.embedder.name)
         if layer is Layer.SRL:
             if self.labeller is None:
                 raise MissingLayerError("this plan has no role labeller.")
@@ -209,7 +210,7 @@ class Plan:
         if Layer.SRL in want and self.labeller is not None:
             parts.append(self.provider(Layer.SRL).signature)
         if Layer.EMB in want and self.embedder is not None:
-            parts.append(self.embedder.signature)
+            parts.append(_released(self.embedder, self.embedder.signature))
         return "+".join(parts)
 
     def schemes_of(self, layers: Collection[Layer]) -> dict[Layer, str]:
@@ -225,13 +226,15 @@ class Plan:
 
 
 def _released(provider: Any, sig: str) -> str:
-    """A provider's signature, ending with its distribution and release when it is another
-    distribution's (a plugin: ``.dist-NAME==VERSION``); mtstrata's own are versioned by the
-    provenance lock (:mod:`mtstrata.metrics.provenance_lock`)."""
+    """A provider's signature, ending with what its code is when its own version does not say
+    it: ``.code-HASH`` for mtstrata's code edited since the provenance lock recorded it
+    (:func:`mtstrata.layers.providers.code_mark`), ``.dist-NAME==VERSION`` for another
+    distribution's (a plugin's release). mtstrata's recorded code adds nothing."""
+    from mtstrata.layers.providers import code_mark
     from mtstrata.signature import plugin_fact
 
-    dist = plugin_fact(type(provider))
-    return f"{sig}.dist-{dist}" if dist else sig
+    mark, dist = code_mark(type(provider)), plugin_fact(type(provider))
+    return sig + (f".code-{mark}" if mark else "") + (f".dist-{dist}" if dist else "")
 
 
 def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",

@@ -25,8 +25,11 @@ import contextlib
 import hashlib
 import importlib
 import inspect
+import json
 import textwrap
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 from mtstrata.segment import Layer
 
@@ -66,6 +69,68 @@ CODE: dict[str, tuple[str, tuple[str, ...]]] = {
         "mtstrata.payloads:emb_payload",
         "mtstrata.payloads:emb_from_payload")),
 }
+
+
+# ------------------------------------------------------------------ the provenance lock
+#: the package's sources and the provenance lock (mtstrata.metrics.provenance_lock writes it)
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+LOCK_FILE = PACKAGE_DIR / "data" / "provenance.lock"
+
+
+def module_file(module: str) -> Path | None:
+    """The source file of a module of mtstrata (None: not one)."""
+    parts = module.split(".")
+    if parts[0] != "mtstrata":
+        return None
+    base = PACKAGE_DIR.joinpath(*parts[1:])
+    for p in (base.with_suffix(".py"), base / "__init__.py"):
+        if p.is_file():
+            return p
+    return None
+
+
+def source_bytes(module: str) -> bytes:
+    """A module's source as digested: its bytes, ``\\r\\n`` and ``\\r`` read as ``\\n``."""
+    path = module_file(module)
+    assert path is not None, module
+    return path.read_bytes().replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def module_digest(module: str) -> str:
+    return hashlib.sha256(source_bytes(module)).hexdigest()
+
+
+@cache
+def _recorded() -> tuple[dict[str, frozenset[str]], dict[str, str]]:
+    """The lock's class -> modules of its rows, and module -> recorded sha256 ({} without a
+    readable lock: then nothing is marked)."""
+    try:
+        data = json.loads(LOCK_FILE.read_text(encoding="utf-8"))
+        rows, modules = data["rows"], data["modules"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}, {}
+    by_class: dict[str, set[str]] = {}
+    for row in rows.values():
+        if isinstance(row, dict) and row.get("class"):
+            by_class.setdefault(row["class"], set()).update(row.get("modules", ()))
+    return {k: frozenset(v) for k, v in by_class.items()}, dict(modules)
+
+
+@cache
+def code_mark(cls: type) -> str | None:
+    """None when the modules ``cls`` runs are the code the provenance lock records (or it has
+    no row: a plugin's, a test's); else the first 12 hex digits of their sha256 as they are.
+    Signatures carry it (a metric's ``code:`` fact, a provider's ``.code-`` suffix), so a
+    number computed by code edited since the lock was written never shares a signature (nor a
+    cache entry, nor a set's record) with the recorded code's; re-recording the lock
+    (``python -m mtstrata.metrics.provenance_lock --write``) removes it."""
+    by_class, recorded = _recorded()
+    mods = sorted(by_class.get(f"{cls.__module__}.{cls.__qualname__}", ()))
+    now = {m: module_digest(m) if module_file(m) else "" for m in mods}
+    if all(recorded.get(m) == d for m, d in now.items()):
+        return None
+    return hashlib.sha256("".join(f"{m}\0{d}\n" for m, d in now.items()).encode()
+                          ).hexdigest()[:12]
 
 
 def version(unit: str) -> str:

@@ -211,13 +211,29 @@ class MetricBase:
     def signature(self) -> str:
         """``NAME|key:value|...|def:N|...|version:V``: every parameter, under sacreBLEU's key
         where it means the same (:data:`mtstrata.signature.SACRE_KEYS`), the definition
-        version, the distribution of a plugin's metric (``plugin:DIST==VERSION``), the versions
-        of the libraries that compute the numbers, and mtstrata's version."""
-        libs = {lib: _sig.library_version(lib) for lib in self.libraries}
-        plugin = _sig.plugin_fact(type(self))  # another distribution's metric: its release
-        facts = {"plugin": plugin, **libs} if plugin else libs
+        version, what its code is when it is not the recorded code (:func:`code_facts`), the
+        versions of the libraries that compute the numbers, and mtstrata's version."""
         return _sig.build(self.display_name(), _sig.to_keys(type(self), self.params()),
-                          self.definition, **facts)
+                          self.definition, **code_facts(type(self)),
+                          **{lib: _sig.library_version(lib) for lib in self.libraries})
+
+
+def code_facts(cls: type) -> dict[str, str]:
+    """The signature facts naming a metric class's code when the definition version alone does
+    not: ``plugin:DIST==VERSION`` for another distribution's metric (its release), and
+    ``code:HASH`` for mtstrata's own when its modules are not those the provenance lock
+    records (edited since: :func:`mtstrata.layers.providers.code_mark`). Neither for
+    mtstrata's recorded code: its signatures are what they always were."""
+    from mtstrata.layers.providers import code_mark
+
+    facts = {}
+    mark = code_mark(cls)
+    if mark:
+        facts["code"] = mark
+    plugin = _sig.plugin_fact(cls)
+    if plugin:
+        facts["plugin"] = plugin
+    return facts
 
 
 def projection(variant: Any, base: Any) -> np.ndarray | None:

@@ -40,6 +40,11 @@ digest covers the modules it calls (the learned labeller: the rules and their le
 labels are its features). A module's bytes are digested as they are, line endings aside
 (``\\r\\n`` is read as ``\\n``): a comment counts; re-recording it is cheap.
 
+**At run time** the signatures say it too: a producer whose modules are not those the lock
+records signs with a mark of its code as it is (:func:`mtstrata.layers.providers.code_mark`:
+a metric's ``code:HASH`` fact, a provider's ``.code-HASH`` suffix in its ``ann`` fact and cache
+key), so numbers, caches and set records of edited code never pass for the recorded code's.
+
 **When a digest moved.** The code of a producer changed. If its numbers (or its layer) moved,
 bump its version (the row's ``bump`` says where). If they did not (the golden snapshot,
 ``tests/test_golden_snapshot.py``, and the layer tests pass unchanged), re-record::
@@ -66,10 +71,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import mtstrata
+from mtstrata.layers import providers
+from mtstrata.layers.providers import module_digest, module_file, source_bytes
 
-PACKAGE_DIR = Path(mtstrata.__file__).resolve().parent
-LOCK_FILE = PACKAGE_DIR / "data" / "provenance.lock"
+LOCK_FILE = providers.LOCK_FILE
 WRITE_COMMAND = "python -m mtstrata.metrics.provenance_lock --write"
 #: core modules that compute with metrics and layers (tokenisation, segments, WordNet)
 CORE = frozenset({"mtstrata.segment", "mtstrata.tokenizers", "mtstrata.wordnet"})
@@ -96,25 +101,6 @@ def _provider_scope(module: str) -> bool:
 
 
 # ------------------------------------------------------------------ modules and their imports
-def module_file(module: str) -> Path | None:
-    """The source file of a module of mtstrata (None: not one)."""
-    parts = module.split(".")
-    if parts[0] != "mtstrata":
-        return None
-    base = PACKAGE_DIR.joinpath(*parts[1:])
-    for p in (base.with_suffix(".py"), base / "__init__.py"):
-        if p.is_file():
-            return p
-    return None
-
-
-def source_bytes(module: str) -> bytes:
-    """A module's source as digested: its bytes, ``\\r\\n`` and ``\\r`` read as ``\\n``."""
-    path = module_file(module)
-    assert path is not None, module
-    return path.read_bytes().replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-
-
 def imports(module: str) -> set[str]:
     """The modules of mtstrata that ``module`` imports (anywhere in it) or names as a string."""
     path = module_file(module)
@@ -152,10 +138,6 @@ def closure(roots: Iterable[str], in_scope: typing.Callable[[str], bool]) -> lis
     return sorted(seen)
 
 
-def module_digest(module: str) -> str:
-    return hashlib.sha256(source_bytes(module)).hexdigest()
-
-
 def closure_digest(modules: Iterable[str]) -> str:
     """sha256 over each module's name and the sha256 of its source, in order."""
     h = hashlib.sha256()
@@ -172,11 +154,14 @@ class Row:
     modules: tuple[str, ...]  # empty for code units (digested function by function)
     sha256: str
     bump: str  # where the version is declared
+    cls: str = ""  # the class whose signatures the row stands for (module.qualname)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"version": self.version, "sha256": self.sha256, "bump": self.bump}
         if self.modules:
             d["modules"] = list(self.modules)
+        if self.cls:
+            d["class"] = self.cls
         return d
 
 
@@ -206,6 +191,10 @@ def _roots(cls: type, factory: Any) -> set[str]:
     return mods | ({factory.__module__} if _own(factory) else set())
 
 
+def _name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def _code_version(units: Iterable[str]) -> str:
     from mtstrata.layers.providers import version
 
@@ -218,7 +207,7 @@ def _code_bump(units: Iterable[str]) -> str:
 
 def _file_of(module: str) -> str:
     path = module_file(module)
-    return str(path.relative_to(PACKAGE_DIR.parent)) if path else module
+    return str(path.relative_to(providers.PACKAGE_DIR.parent)) if path else module
 
 
 def metric_rows() -> Iterator[Row]:
@@ -232,7 +221,7 @@ def metric_rows() -> Iterator[Row]:
         yield Row(f"metric:{e.name}", f"def:{getattr(cls, 'definition', 1)}", tuple(mods),
                   closure_digest(mods),
                   f"`definition` of {cls.__qualname__} in {_file_of(cls.__module__)} (then "
-                  "scripts/update_golden.py NAME and a CHANGELOG.md line)")
+                  "scripts/update_golden.py NAME and a CHANGELOG.md line)", _name(cls))
 
 
 def provider_rows() -> Iterator[Row]:
@@ -257,7 +246,7 @@ def provider_rows() -> Iterator[Row]:
             version = "+".join(v for v in (own, version) if v)
             bump = "; ".join(b for b in (at, bump) if b)
         mods = closure(_roots(cls, cls) | {"mtstrata.payloads"}, _provider_scope)
-        yield Row(key, version, tuple(mods), closure_digest(mods), bump)
+        yield Row(key, version, tuple(mods), closure_digest(mods), bump, _name(cls))
 
 
 def code_rows() -> Iterator[Row]:
@@ -308,7 +297,8 @@ def problems(recorded: dict[str, Any], rows: dict[str, Row]) -> dict[str, str]:
             out[key] = f"{key} has no row in {where}: record it with `{WRITE_COMMAND}`."
             continue
         if old.get("sha256") == row.sha256 and old.get("version") == row.version:
-            if old.get("modules", []) != list(row.modules) or old.get("bump") != row.bump:
+            if (old.get("modules", []) != list(row.modules) or old.get("bump") != row.bump
+                    or old.get("class", "") != row.cls):
                 out[key] = (f"{key}: the row in {where} is out of date (its modules or where its "
                             f"version is declared); re-record it with `{WRITE_COMMAND}`.")
             continue
@@ -337,7 +327,7 @@ def problems(recorded: dict[str, Any], rows: dict[str, Row]) -> dict[str, str]:
 
 def _rel(path: Path) -> str:
     try:
-        return str(path.relative_to(PACKAGE_DIR.parent))
+        return str(path.relative_to(providers.PACKAGE_DIR.parent))
     except ValueError:
         return str(path)
 

@@ -51,7 +51,7 @@ import numpy as np
 from mtstrata import signature as _sig
 from mtstrata.errors import ConfigError, UnknownNameError
 from mtstrata.metrics import REGISTRY
-from mtstrata.metrics.base import Metric, MetricBase
+from mtstrata.metrics.base import Metric, MetricBase, code_facts
 from mtstrata.metrics.provenance import build_members, check_members, plan_for
 from mtstrata.metrics.setfile import Combiner, load_set
 from mtstrata.registry import Registry
@@ -293,7 +293,7 @@ class ULCMetric(MetricBase):
         return out + [("norm", self.norm)] if self.norm not in ("", "minmax") else out
 
     def signature(self) -> str:
-        return _sig.build("ULC", self.params(), self.definition)
+        return _sig.build("ULC", self.params(), self.definition, **code_facts(type(self)))
 
 
 def _saved(combiner: Combiner) -> object:
