@@ -306,8 +306,11 @@ def _num(x: Any) -> float | str | None:
 
 
 def bare_signature(sig: str) -> str:
-    """A signature without mtstrata's version (a release alone never moves a number)."""
-    return re.sub(r"\|version:[^|]*$", "", sig)
+    """A signature without mtstrata's version (a release alone never moves a number) and
+    without the mark of code the provenance lock does not record (``code:HASH``, present only
+    while code is edited: a number that moves under it and the same definition is still a
+    silent change, not a re-signed one)."""
+    return re.sub(r"\|version:[^|]*$", "", re.sub(r"\|code:[0-9a-f]+(?=\|)", "", sig))
 
 
 def compute(spec: str) -> dict[str, Any]:

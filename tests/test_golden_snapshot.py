@@ -153,3 +153,14 @@ def test_the_update_script_refuses_a_silent_change(tmp_path):
     r = subprocess.run([*cmd, "ter"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert json.loads(snap.read_text())["metrics"]["ter"] == SNAPSHOT["ter"]
+
+
+def test_a_code_mark_does_not_hide_a_silent_change():
+    # while code is edited, signatures carry code:HASH (mtstrata.layers.providers.code_mark);
+    # the snapshot compares signatures without it, so moved numbers are still "silent"
+    new = _entry("bleu")
+    new["signature"] = golden.bare_signature(
+        new["signature"].replace("|def:2|", "|def:2|code:0123456789ab|") + "|version:9")
+    old = _entry("bleu")
+    old["corpus"] = old["corpus"] * (1 + 1e-6)
+    assert golden.verdict("bleu", old, new)[0] == "silent"
