@@ -100,15 +100,19 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
 
 def layer_figure(layer: Mapping[str, Any], systems: Sequence[str], baseline: str
                  ) -> dict[str, Any]:
-    """The impact against the baseline (reference frequency x difference) of each type, types
-    by largest impact (the per-type scores are the table above the chart)."""
-    types = [t["type"] for t in layer["types"]]
+    """The impact against the baseline (reference frequency x difference) of the first
+    :data:`~mtstrata.report.data.MAX_TYPES` types by largest impact (the per-type scores of
+    every type are the table above the chart)."""
+    from mtstrata.report.data import MAX_TYPES
+
+    shown = layer["types"][:MAX_TYPES]
+    types = [t["type"] for t in shown]
     others = [s for s in systems if s != baseline]
     return grouped_bars(
-        types, {s: [t["impact"].get(s) for t in layer["types"]] for s in others},
+        types, {s: [t["impact"].get(s) for t in shown] for s in others},
         f"{layer['metric']}: impact against {baseline} (reference frequency x difference)",
         "impact", hover=[[f"(difference {_f(t['delta'].get(s))} x frequency {_f(t['freq'])}"
-                          f", {t['count']} in the references)" for t in layer["types"]]
+                          f", {t['count']} in the references)" for t in shown]
                          for s in others])
 
 

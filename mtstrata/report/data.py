@@ -27,7 +27,7 @@ from mtstrata.metrics.base import Metric
 from mtstrata.scoring import Run
 from mtstrata.segment import Segment
 
-#: per-type values shown per family (the most frequent-and-different types)
+#: per-type rows shown first per family (the rest under "show all"; the data keeps every type)
 MAX_TYPES = 30
 
 
@@ -127,9 +127,14 @@ def layer_details(run: Run, labels: Sequence[str], baseline: str) -> list[dict[s
     """Per-type values of every metric whose statistics count types in the references
     (``ref:<type>`` columns, the linguistic families): for each type its reference frequency
     (share of the reference elements), the value per system (``score --details``), the
-    difference to the baseline and the impact, frequency x difference; types sorted by the
-    largest absolute impact over the systems."""
+    difference to the baseline and the impact, frequency x difference.
+
+    Every type is kept (the page shows the first :data:`MAX_TYPES` and the rest under "show
+    all"), in the order ``order`` names: with other systems, by the largest absolute impact
+    over them (``impact``); with one system there is no difference to rank by, so by the
+    largest share of the reference (``share``), then by name."""
     out = []
+    alone = len(run.systems) < 2
     for i, m in enumerate(run.metrics):
         names = list(m.stat_names()) if hasattr(m, "stat_names") else []
         ref_cols = {n[4:]: k for k, n in enumerate(names) if n.startswith("ref:")}
@@ -153,11 +158,15 @@ def layer_details(run: Run, labels: Sequence[str], baseline: str) -> list[dict[s
             impact = {s: _num(freq * d) if d is not None else None for s, d in delta.items()}
             types.append({"type": t, "freq": _num(freq), "count": int(base_tot[k]),
                           "scores": vals, "delta": delta, "impact": impact})
-        types.sort(key=lambda x: -max([abs(v) for v in x["impact"].values() if v is not None],
-                                      default=0.0))
+        if alone:
+            types.sort(key=lambda x: (-x["count"], x["type"]))
+        else:
+            types.sort(key=lambda x: (-max([abs(v) for v in x["impact"].values()
+                                            if v is not None], default=0.0), -x["count"],
+                                      x["type"]))
         if types:
-            out.append({"metric": labels[i], "family": family, "types": types[:MAX_TYPES],
-                        "n_types": len(types)})
+            out.append({"metric": labels[i], "family": family, "types": types,
+                        "n_types": len(types), "order": "share" if alone else "impact"})
     return out
 
 

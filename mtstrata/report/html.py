@@ -63,7 +63,6 @@ def parts(data: Mapping[str, Any]) -> dict[str, str]:
     body, links = sections.render(data, sections.sections())
     return {
         "REPORT_TITLE": static.esc(f"mtstrata report: {len(meta['systems'])} systems"),
-        "BASELINE": static.esc(meta["baseline"]),
         "OVERVIEW": static.overview_table(data),
         "SIGNIFICANCE": static.significance_table(data),
         "DISAGREEMENT": static.disagreement_table(data),
