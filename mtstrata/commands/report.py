@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from mtstrata import corpus, progress
+from mtstrata import corpus, progress, tokenized
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
@@ -120,13 +120,14 @@ def run(args: argparse.Namespace) -> int:
     msg = corpus.empty_line_warning([*refs, *hyps, *([src] if src else [])])
     if msg:
         warn(msg)
+    tokenized_files = tokenized.warn_files([*refs, *hyps])
     data = build_report([r.lines for r in refs], {h.stem: h.lines for h in hyps},
                         args.metrics or DEFAULT_METRICS, base, annotation_options(args),
                         resamples=args.resamples, seed=args.seed,
                         command=command_line(args, base),
                         source=src.lines if src else None, pair=args.pair,
                         freq_corpus=freq.lines if freq else None,
-                        freq_name=freq.path if freq else None)
+                        freq_name=freq.path if freq else None, warnings=tokenized_files)
     path = write_html(data, args.out)
     if args.json:
         from mtstrata.output import atomic_write, dumps

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from mtstrata import corpus, metrics, progress, scoring
+from mtstrata import corpus, metrics, progress, scoring, tokenized
 from mtstrata import output as _output
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
@@ -175,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
     msg = corpus.empty_line_warning([*refs, *hyps])
     if msg:
         warn(msg)
+    tokenized.warn_files([*refs, *hyps])
     result = scoring.compute(
         {h.stem: h.lines for h in hyps},
         [r.lines for r in refs],

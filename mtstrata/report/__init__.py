@@ -32,7 +32,8 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
                  None, *, resamples: int = 1000, seed: int = 12345,
                  command: Sequence[str] = (), source: Sequence[str] | None = None,
                  pair: Sequence[str] | None = None, freq_corpus: Sequence[str] | None = None,
-                 freq_name: str | None = None) -> dict[str, Any]:
+                 freq_name: str | None = None, warnings: Sequence[str] = ()
+                 ) -> dict[str, Any]:
     """All the numbers and charts of a report.
 
     Args:
@@ -48,6 +49,8 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
             and the baseline).
         freq_corpus, freq_name: lines (and the file's name) whose word counts define the
             frequency buckets (default: the references).
+        warnings: what the command warned about the inputs (e.g. tokenised text), shown in
+            the overview.
     """
     from mtstrata.combine.significance import check_resampling
     from mtstrata.report import data as D
@@ -72,7 +75,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     clock("scoring (annotations read or made, statistics)")
     meta = {
         "systems": run.systems, "baseline": baseline, "n_segments": len(refs[0]),
-        "n_refs": len(refs), "source": source is not None,
+        "n_refs": len(refs), "source": source is not None, "warnings": list(warnings),
         "metrics": [{"name": labels[i], "spec": specs[i], "higher": m.higher_is_better,
                      "kind": D.metric_kind(m), "scale": m.capabilities().scale
                      if abs(m.capabilities().scale) != float("inf") else None}

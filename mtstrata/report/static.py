@@ -79,7 +79,9 @@ def overview_table(data: Mapping[str, Any]) -> str:
                  f'{esc(meta["baseline"])}</b> by paired approximate randomisation (two-sided p '
                  "&lt; 0.05; the numbers are in the title of each cell and in the table of "
                  "differences).</p>")
-    return note + _table(header, rows, attrs=' id="overview-scores"')
+    warned = "".join(f'<p class="noscript warning">{esc(w)}</p>'
+                     for w in meta.get("warnings", ()))
+    return warned + note + _table(header, rows, attrs=' id="overview-scores"')
 
 
 def significance_table(data: Mapping[str, Any]) -> str:

@@ -150,6 +150,12 @@ def render(an: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
           "each type either system matched in the reference; near 1: "
           f"{esc(a)} gets it right more often, near 0: {esc(b)} does. Choose the two systems "
           "with <code>--pair A B</code>.</p>")
+    if meta.get("warnings"):
+        h += ("<p class='note warning'>The n-grams are counted on the text as given, split "
+              "into sacreBLEU's 13a tokens. Some input looks tokenized (see the overview): "
+              "types such as <code>'t</code>, <code>don 't</code> or <code>. '</code> can come "
+              "from that tokenization rather than from the translation; detokenize the files "
+              "and build the report again to count words as published texts have them.</p>")
     sal = an["salient"]
     for fam, label in FAMILIES:
         if fam in sal:
