@@ -27,13 +27,27 @@ def metric_labels(specs: Sequence[str], built: Sequence[Any]) -> list[str]:
     return [specs[i] if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
+def choose_metric(specs: Sequence[str], labels: Sequence[str], built: Sequence[Any],
+                  wanted: str | None) -> int:
+    """The position of the sentence-level analyses' metric: ``wanted`` (a spec or a display
+    name, exit 2 if none of the metrics), else BLEU if among them, else the first."""
+    if wanted is None:
+        return next((i for i, m in enumerate(built) if m.display_name() == "BLEU"), 0)
+    for i, (spec, label) in enumerate(zip(specs, labels, strict=True)):
+        if wanted in (spec, label):
+            return i
+    raise InputError(f"--sentence-metric {wanted!r} is not one of the report's metrics "
+                     f"{list(labels)}; name one of them (its -m spec or its name), or add it "
+                     "with -m.")
+
+
 def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[str]],
                  specs: Sequence[str], baseline: str, annotation: AnnotationOptions | None =
                  None, *, resamples: int = 1000, seed: int = 12345,
                  command: Sequence[str] = (), source: Sequence[str] | None = None,
                  pair: Sequence[str] | None = None, freq_corpus: Sequence[str] | None = None,
-                 freq_name: str | None = None, warnings: Sequence[str] = ()
-                 ) -> dict[str, Any]:
+                 freq_name: str | None = None, warnings: Sequence[str] = (),
+                 sentence_metric: str | None = None) -> dict[str, Any]:
     """All the numbers and charts of a report.
 
     Args:
@@ -51,6 +65,9 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
             frequency buckets (default: the references).
         warnings: what the command warned about the inputs (e.g. tokenised text), shown in
             the overview.
+        sentence_metric: the metric (a spec of ``specs`` or its display name) of the
+            sentence-level analyses: by length bucket, score differences, examples (default:
+            BLEU if among them, else the first).
     """
     from mtstrata.combine.significance import check_resampling
     from mtstrata.report import data as D
@@ -70,6 +87,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         part.check(ctx)  # bad options are refused before any work
     built = [metrics.create(s) for s in specs]
     labels = metric_labels(specs, built)
+    chosen = choose_metric(specs, labels, built, sentence_metric)
     clock = _Clock()
     run = scoring.compute(systems, refs, built, annotation, keep_segments=True)
     clock("scoring (annotations read or made, statistics)")
@@ -92,7 +110,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     clock("ranking and per-type values")
     data["segments"] = D.segment_table(run, refs, systems, labels, source)
     clock("segment table and annotations")
-    ctx = dataclasses.replace(ctx, labels=labels, run=run)
+    ctx = dataclasses.replace(ctx, labels=labels, run=run, metric=chosen)
     for part in parts:
         value = part.compute(ctx)
         if value is not None:

@@ -130,7 +130,8 @@ def analysis_figures(an: Mapping[str, Any], systems: Sequence[str]) -> list[dict
         counts = t["ref"] if key == "frequency" else t["sentences"]
         figs.append(grouped_bars(
             [f"{b} ({n})" for b, n in zip(t["buckets"], counts, strict=True)],
-            {s: [x["f"] for x in t["systems"][s]] for s in systems}, title + f" ({unit})",
+            {s: [x["f"] if x["ref"] or x["out"] else None for x in t["systems"][s]]
+             for s in systems}, title + f" ({unit})",
             "F-measure", hover=[[f"({x['match']} matched / {x['ref']} ref / {x['out']} out)"
                                  for x in t["systems"][s]] for s in systems], height=340))
     return figs
