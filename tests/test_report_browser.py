@@ -358,3 +358,62 @@ def test_print_shows_every_chart_and_the_whole_explorer(page):
         assert len(pg.pdf(format="A4", print_background=True)) > 100_000
     finally:
         pg.emulate_media(media="screen")
+
+
+def test_a_plain_headless_screenshot_shows_every_chart(sample_report, pw, tmp_path):
+    """`chromium --headless --screenshot` of the whole page, as a user would take it (no
+    virtual time budget, no waiting): every chart area has its bars. The charts are drawn
+    while the page is parsed, before the load event that the screenshot waits for; the
+    chart boxes are measured in a browser at the same width, the pixels read on a canvas."""
+    import base64
+    import subprocess
+
+    out, _ = sample_report
+    ctx = browser_context(pw, tmp_path)
+    try:
+        pg = ctx.new_page()
+        pg.goto(out.as_uri())
+        pg.wait_for_selector("body[data-ready]", timeout=30_000)
+        # every chart was drawn synchronously, while the page was parsed
+        assert pg.locator(".chart[data-drawn-sync='1']").count() == pg.locator(
+            ".chart").count() > 0
+        height = pg.evaluate("document.documentElement.scrollHeight")
+        pg.set_viewport_size({"width": 1400, "height": height})
+        boxes = pg.evaluate("""[...document.querySelectorAll('.chart')].map((d) => {
+            const r = d.getBoundingClientRect();
+            return [d.id || d.className + ' ' + d.dataset.fig, r.left + scrollX, r.top + scrollY,
+                    r.width, r.height]; })""")
+        assert height == pg.evaluate("document.documentElement.scrollHeight")
+        shot = tmp_path / "plain.png"
+        subprocess.run([CHROMIUM, "--headless", *ARGS, f"--user-data-dir={tmp_path / 'plain'}",
+                        f"--screenshot={shot}", f"--window-size=1400,{height}", out.as_uri()],
+                       check=True, capture_output=True, timeout=120)
+        png = base64.b64encode(shot.read_bytes()).decode("ascii")
+        # per chart box: the share of coloured pixels (bars; text and grid lines are grey)
+        coloured = pg.evaluate("""async ([png, boxes]) => {
+            const img = new Image();
+            img.src = "data:image/png;base64," + png;
+            await img.decode();
+            const c = document.createElement("canvas");
+            c.width = img.width; c.height = img.height;
+            const g = c.getContext("2d");
+            g.drawImage(img, 0, 0);
+            return [img.width, img.height, boxes.map(([name, x, y, w, h]) => {
+                const px = g.getImageData(Math.round(x), Math.round(y), Math.round(w),
+                                          Math.round(h)).data;
+                let n = 0;
+                for (let i = 0; i < px.length; i += 4) {
+                    const hi = Math.max(px[i], px[i + 1], px[i + 2]);
+                    const lo = Math.min(px[i], px[i + 1], px[i + 2]);
+                    if (hi - lo > 60) n++;
+                }
+                return [name, n / (px.length / 4)];
+            })];
+        }""", [png, boxes])
+    finally:
+        ctx.close()
+    width, shot_height, shares = coloured
+    assert (width, shot_height) == (1400, height)  # the whole page
+    assert len(shares) == len(boxes) >= 6  # overview, 3 families, 2 analyses
+    blank = [name for name, share in shares if share < 0.005]
+    assert blank == [], f"blank chart areas in a plain headless screenshot: {blank}"

@@ -176,3 +176,20 @@ def test_hostile_metric_names_and_types_are_escaped(hostile_report):
     outside = re.sub(r"<script\b.*?</script>", "", page, flags=re.S)
     assert "<img" not in outside
     assert _visible_text(page).count(bad) >= 6  # shown, as text, wherever it is named
+
+
+def test_chart_json_cannot_end_its_script_and_round_trips():
+    import json
+
+    from mtstrata.report.html import script_json, share, unshare
+
+    bad = "</script><!-- <b>"
+    s = script_json({"name": bad})
+    assert "<" not in s and json.loads(s) == {"name": bad}
+    fig = {"data": [], "layout": {"template": {"x": 1}, "title": bad}}
+    other = {"data": [], "layout": {"template": {"x": 2}}}
+    charts = {"overview": fig, "layers": [fig, other], "analyses": []}
+    shared = share(charts)
+    assert "template" not in shared["layers"][0]["layout"]  # stored once
+    assert shared["layers"][1]["layout"]["template"] == {"x": 2}  # a different one kept
+    assert unshare(shared) == charts
