@@ -62,8 +62,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", metavar="FILE",
                    help="also write the analyses (buckets, sentence-level analyses, salient "
                    "types) as JSON to FILE")
-    p.add_argument("-n", "--resamples", type=int, default=1000,
-                   help="bootstrap resamples and randomisation trials")
+    p.add_argument("-n", "--resamples", type=int, default=None, metavar="N",
+                   help="bootstrap resamples and randomisation trials (default: as `compare` "
+                   "and sacreBLEU, 1000 resamples and 10,000 trials)")
     p.add_argument("--seed", type=int, default=12345, help="random seed of the resampling")
     add_annotation_options(p)
     p.set_defaults(func=run)
@@ -77,8 +78,8 @@ def command_line(args: argparse.Namespace, baseline: str) -> list[str]:
     if args.source:
         cmd += ["-s", args.source]
     cmd += ["-i", *args.input, "-b", baseline, "-m", *(args.metrics or DEFAULT_METRICS),
-            "-n", str(args.resamples), "--seed", str(args.seed), "--annotator", args.annotator,
-            "--srl", args.srl]
+            *(["-n", str(args.resamples)] if args.resamples is not None else []),
+            "--seed", str(args.seed), "--annotator", args.annotator, "--srl", args.srl]
     if args.allow_unlocked:
         cmd.append("--allow-unlocked")
     if args.pair:

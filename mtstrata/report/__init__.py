@@ -43,7 +43,7 @@ def choose_metric(specs: Sequence[str], labels: Sequence[str], built: Sequence[A
 
 def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[str]],
                  specs: Sequence[str], baseline: str, annotation: AnnotationOptions | None =
-                 None, *, resamples: int = 1000, seed: int = 12345,
+                 None, *, resamples: int | None = None, seed: int = 12345,
                  command: Sequence[str] = (), source: Sequence[str] | None = None,
                  pair: Sequence[str] | None = None, freq_corpus: Sequence[str] | None = None,
                  freq_name: str | None = None, warnings: Sequence[str] = (),
@@ -56,7 +56,8 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         specs: metric specs (as ``-m``).
         baseline: the system every other is tested against.
         annotation: how to annotate for the linguistic metrics.
-        resamples, seed: of the bootstrap intervals and the paired tests.
+        resamples, seed: bootstrap resamples and randomisation trials (None: ``compare``'s
+            and sacreBLEU's defaults, 1000 resamples and 10,000 trials) and their seed.
         command: the command line, for the provenance section.
         source: the source segments (shown and searched, not scored), if given.
         pair: the two systems of the salient-type analyses (default: the first other system
@@ -80,7 +81,12 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     if baseline not in systems:
         raise InputError(f"baseline {baseline!r} is not one of the systems {list(systems)}; "
                          "pass its file stem or include its file in -i.")
-    check_resampling(resamples, seed, len(refs[0]))
+    from mtstrata.commands.compare import DEFAULT_N
+
+    n_bs, n_ar = (DEFAULT_N["bs"], DEFAULT_N["ar"]) if resamples is None else (resamples,
+                                                                               resamples)
+    check_resampling(n_bs, seed, len(refs[0]))
+    check_resampling(n_ar, seed, len(refs[0]))
     ctx = Context(refs, systems, baseline, (), None, source, pair, freq_corpus, freq_name)
     parts = sections()
     for part in parts:
@@ -99,7 +105,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
                      if abs(m.capabilities().scale) != float("inf") else None}
                     for i, m in enumerate(built)],
     }
-    rows = D.overview(run, labels, baseline, resamples, seed)
+    rows = D.overview(run, labels, baseline, n_bs, seed, n_ar)
     clock("intervals and tests")
     data: dict[str, Any] = {
         "meta": meta,
@@ -116,7 +122,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         if value is not None:
             data[part.name] = value
         clock(part.phase)
-    data["provenance"] = D.provenance(run, labels, command, resamples, seed)
+    data["provenance"] = D.provenance(run, labels, command, n_bs, seed, n_ar)
     data["charts"] = build_charts(data)
     clock("charts")
     data["provenance"]["timings"] = clock.laps

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import math
 import platform
-import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
@@ -29,6 +29,8 @@ from mtstrata.segment import Segment
 
 #: per-type rows shown first per family (the rest under "show all"; the data keeps every type)
 MAX_TYPES = 30
+#: digits kept of a p-value (enough to tell the floor 1/(n+1) of n = 10^6 draws from above it)
+P_DIGITS = 12
 
 
 def _num(v: float, digits: int = 4) -> float | None:
@@ -54,12 +56,13 @@ def metric_kind(m: Metric) -> str:
     return "linguistic" if m.requires else "lexical"
 
 
-def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int
-             ) -> list[dict[str, Any]]:
+def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int,
+             n_ar: int | None = None) -> list[dict[str, Any]]:
     """Per metric and system: score, bootstrap 95% interval, and the paired tests against the
     baseline, with the numbers ``mtstrata compare`` gives for the same seed (same resamples):
-    the bootstrap difference's interval and two-sided p, the randomisation's two-sided p
-    (sacreBLEU's --paired-bs and --paired-ar).
+    the bootstrap difference's interval and two-sided p (``n`` resamples), the
+    randomisation's two-sided p (``n_ar`` trials, default ``n``) (sacreBLEU's --paired-bs and
+    --paired-ar).
 
     Every system's statistics are resampled once and serve its interval and its difference to
     the baseline (``compare`` resamples per comparison: same draws, same numbers).
@@ -92,9 +95,9 @@ def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int
                 row.update(
                     delta=_num(full[s] - full[baseline]), delta_ci=[_num(dlo), _num(dhi)],
                     bs_p=None if undefined else _num(bootstrap_p(
-                        boot[s], boot[baseline], full[s] - full[baseline])),
+                        boot[s], boot[baseline], full[s] - full[baseline]), P_DIGITS),
                     ar_p=_num(approximate_randomization(m.score, stats[s], stats[baseline],
-                                                        n=n, seed=seed).p))
+                                                        n=n_ar or n, seed=seed).p, P_DIGITS))
             rows.append(row)
     return rows
 
@@ -308,8 +311,8 @@ def _mean_defined(rows: list[np.ndarray]) -> np.ndarray:
     return np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)
 
 
-def provenance(run: Run, labels: Sequence[str], command: Sequence[str], n: int, seed: int
-               ) -> dict[str, Any]:
+def provenance(run: Run, labels: Sequence[str], command: Sequence[str], n: int, seed: int,
+               n_ar: int | None = None) -> dict[str, Any]:
     """What made the numbers: signatures, annotator and model versions, the command."""
     from mtstrata import lock
     from mtstrata.errors import MtstrataError
@@ -331,11 +334,8 @@ def provenance(run: Run, labels: Sequence[str], command: Sequence[str], n: int, 
                        for i in range(len(run.metrics))],
         "annotation": run.annotation,
         "models": models,
-        "command": " ".join(_quote(a) for a in command),
-        "resamples": n, "seed": seed,
+        "command": shlex.join(command),
+        "resamples": n, "trials": n_ar or n, "seed": seed,
         "created": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
-
-def _quote(arg: str) -> str:
-    return arg if re.fullmatch(r"[\w@%+=:,./*()-]+", arg) else "'" + arg.replace("'", "'\\''") + "'"

@@ -38,6 +38,19 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "",
     return f"<table{c}{attrs}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def p_value(p: float | None, n: int | None) -> str:
+    """A p-value as ``compare`` prints it: ``<= 1/(n+1)`` at the floor of ``n`` draws."""
+    from mtstrata.commands.compare import p_text
+
+    return p_text(p, n)
+
+
+def _draws(data: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """Bootstrap resamples and randomisation trials of the report's tests."""
+    p = data.get("provenance", {})
+    return p.get("resamples"), p.get("trials", p.get("resamples"))
+
+
 def _mark(row: Mapping[str, Any], higher: bool) -> tuple[str, str]:
     """▲/▼ and its class when the randomisation test against the baseline gives p < 0.05."""
     if row["ar_p"] is None or row["delta"] is None or row["delta"] == 0 or row["ar_p"] >= 0.05:
@@ -54,6 +67,7 @@ def overview_table(data: Mapping[str, Any]) -> str:
                            f'{"" if m["higher"] else " ↓"}</span>' for m in meta["metrics"]]
     rows = []
     alone = len(meta["systems"]) < 2
+    n_bs, n_ar = _draws(data)
     for s in meta["systems"]:
         cells = [f"<td>{esc(s)}{'' if alone or s != meta['baseline'] else ' (baseline)'}</td>"]
         for m in meta["metrics"]:
@@ -64,7 +78,8 @@ def overview_table(data: Mapping[str, Any]) -> str:
             if s != meta["baseline"] and r["delta"] is not None:
                 dci = r["delta_ci"] or [None, None]
                 title += (f"; delta {fmt(r['delta'])} [{fmt(dci[0])}, {fmt(dci[1])}]; "
-                          f"randomisation p {fmt(r['ar_p'])}; bootstrap p {fmt(r['bs_p'])}")
+                          f"randomisation p {p_value(r['ar_p'], n_ar)}; bootstrap p "
+                          f"{p_value(r['bs_p'], n_bs)}")
                 mark, cls = _mark(r, m["higher"])
             cells.append(f'<td class="num {cls}" title="{esc(title)}" data-metric="'
                          f'{esc(m["name"])}" data-system="{esc(s)}">{fmt(r["score"])} '
@@ -88,6 +103,7 @@ def significance_table(data: Mapping[str, Any]) -> str:
     """The paired tests against the baseline, every number spelled out (as ``compare``)."""
     meta = data["meta"]
     higher = {m["name"]: m["higher"] for m in meta["metrics"]}
+    n_bs, n_ar = _draws(data)
     rows = []
     for r in data["overview"]:
         if r["system"] == meta["baseline"] or r["delta"] is None:
@@ -97,11 +113,14 @@ def significance_table(data: Mapping[str, Any]) -> str:
         rows.append([f"<td>{esc(r['metric'])}</td>", f"<td>{esc(r['system'])}</td>",
                      f'<td class="num {cls}">{fmt(r["delta"])}{mark}</td>',
                      f'<td class="num">[{fmt(dci[0])}, {fmt(dci[1])}]</td>',
-                     f'<td class="num">{fmt(r["ar_p"])}</td>',
-                     f'<td class="num">{fmt(r["bs_p"])}</td>'])
+                     f'<td class="num">{esc(p_value(r["ar_p"], n_ar))}</td>',
+                     f'<td class="num">{esc(p_value(r["bs_p"], n_bs))}</td>'])
     if not rows:
         return ""
     return ("<details><summary>Differences to the baseline, with their tests</summary>" +
+            (f"<p class='note'>As <code>mtstrata compare</code> prints them ({n_bs:,} bootstrap"
+             f" resamples, {n_ar:,} randomisation trials): two-sided p; <code>&lt;= 1/(n+1)"
+             "</code> is the smallest p n draws can give.</p>" if n_bs and n_ar else "") +
             _table(["metric", "system", "difference", "95% interval", "randomisation p",
                     "bootstrap p"], rows) + "</details>")
 
@@ -216,7 +235,8 @@ def provenance(data: Mapping[str, Any]) -> str:
             kv("created", esc(p["created"])), kv("python", esc(p["python"])),
             kv("libraries", ", ".join(f"{esc(k)} {esc(v)}" for k, v in p["libraries"].items())),
             kv("annotation", esc(p["annotation"] or "(none: text metrics only)")),
-            kv("bootstrap / randomisation", f"{p['resamples']} resamples, seed {p['seed']}"),
+            kv("bootstrap / randomisation", f"{p['resamples']:,} resamples, "
+               f"{p.get('trials', p['resamples']):,} trials, seed {p['seed']}"),
             kv("build time", "; ".join(f"{esc(t['phase'])} {t['wall_s']} s (CPU {t['cpu_s']} s)"
                                        for t in p.get("timings", [])))]
     if p.get("inputs"):

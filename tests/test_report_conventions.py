@@ -1,0 +1,44 @@
+"""The report speaks as `compare` does: the same default numbers of draws (sacreBLEU's 1000
+bootstrap resamples and 10,000 randomisation trials), the same p-value text (``<= 1/(n+1)`` at
+the floor), and a provenance command that pastes back into a shell."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from mtstrata.cli import main
+from mtstrata.commands.compare import DEFAULT_N
+from mtstrata.report.html import decode
+
+
+def test_defaults_p_values_and_command_match_compare(tmp_path, capsys):
+    ref = tmp_path / "ref.txt"
+    ref.write_text("".join(f"the cat number {i} sat on the mat today\n" for i in range(30)))
+    good = tmp_path / "good.txt"
+    good.write_text("".join(f"the cat number {i} sat on the mat today\n" for i in range(30)))
+    bad = tmp_path / "bad.txt"
+    bad.write_text("".join(f"dog {i} stood\n" for i in range(30)))
+    out = tmp_path / "my report.html"
+    argv = ["report", "-r", str(ref), "-i", str(bad), str(good), "-m", "bleu", "SP-Op(*)",
+            "-q", "--out", str(out)]
+    assert main(argv) == 0
+    page = out.read_text(encoding="utf-8")
+    data = decode(page)
+    prov = data["provenance"]
+    assert (prov["resamples"], prov["trials"]) == (DEFAULT_N["bs"], DEFAULT_N["ar"])
+    # the command is shell-quoted: split back, it is the command that was run
+    words = shlex.split(prov["command"])
+    assert words[:2] == ["mtstrata", "report"] and "SP-Op(*)" in words
+    assert words[words.index("--out") + 1] == str(out)
+    capsys.readouterr()
+    assert main(["compare", "-r", str(ref), "-i", str(bad), str(good), "-b", "bad", "-m",
+                 "bleu", "--test", "bs", "ar"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("BLEU"))
+    bs_p, ar_p = re.findall(r"<= 1/\d+|\d\.\d{4}(?=\s|$)", line)[-2:]
+    assert (bs_p, ar_p) == ("<= 1/1001", "<= 1/10001")  # a clear difference: the floor
+    table = page[page.index("Differences to the baseline"):]
+    row = table[table.index("<td>BLEU</td>"):table.index("</tr>", table.index("<td>BLEU</td>"))]
+    assert [x.replace("&lt;", "<") for x in re.findall(r'<td class="num">([^<]*(?:&lt;'
+                                                         r'[^<]*)?)</td>', row)][-2:] == [
+        ar_p, bs_p]
