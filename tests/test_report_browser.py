@@ -199,7 +199,8 @@ def test_without_javascript_the_overview_and_provenance_are_there(sample_report,
         for r in data["overview"]:
             cell = pg.locator(f'#overview-scores td[data-metric="{r["metric"]}"]'
                               f'[data-system="{r["system"]}"]')
-            assert cell.inner_text().startswith(f"{r['score']:.4f} [")
+            score, interval = cell.inner_text().split("\n")  # the interval under the score
+            assert score.startswith(f"{r['score']:.4f}") and interval.startswith("[")
         for s in data["provenance"]["signatures"]:
             assert s["signature"] in text
         assert "JavaScript is off" in text and "need JavaScript" in text
@@ -417,3 +418,25 @@ def test_a_plain_headless_screenshot_shows_every_chart(sample_report, pw, tmp_pa
     assert len(shares) == len(boxes) >= 6  # overview, 3 families, 2 analyses
     blank = [name for name, share in shares if share < 0.005]
     assert blank == [], f"blank chart areas in a plain headless screenshot: {blank}"
+
+
+def test_no_column_is_clipped_with_ulc(tmp_path, pw):
+    """A report with ULC and its families fits a 1400-pixel window: the page does not scroll
+    sideways and the overview's last column (ULC) is inside the window."""
+    out = tmp_path / "ulc.html"
+    assert main(["report", "-r", str(SAMPLE / "ref.A.txt"), "-r", str(SAMPLE / "ref.B.txt"),
+                 "-i", *sorted(str(p) for p in (SAMPLE / "sys").glob("*.txt")), "-m", *METRICS,
+                 "ULC", "-n", "100", "--cache", str(tmp_path / "ann.sqlite"), "-q", "--out",
+                 str(out)]) == 0
+    ctx = browser_context(pw, tmp_path)
+    try:
+        pg = ctx.new_page()
+        pg.goto(out.as_uri())
+        pg.wait_for_selector("body[data-ready]", timeout=30_000)
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 1400
+        last = pg.locator("#overview-scores th").last
+        assert last.inner_text() == "ULC"
+        box = last.bounding_box()
+        assert box["x"] + box["width"] <= 1400
+    finally:
+        ctx.close()

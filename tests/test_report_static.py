@@ -64,7 +64,8 @@ def test_the_overview_and_provenance_read_without_javascript(tmp_path, capsys):
     row = next(line for line in printed.splitlines() if line.startswith("BLEU"))
     mid, good = row.split()[1:3]  # the scores exactly as `score` prints them
     assert re.search(rf"mid \(baseline\)\s+{re.escape(mid)}\s+\[", text)
-    assert re.search(rf"good\s+{re.escape(good)}\s+\[\d+\.\d{{3}}, \d+\.\d{{3}}\]", text)
+    assert re.search(rf"good\s+{re.escape(good)}(\s+[▲▼])?\s+\[\d+\.\d{{3}}, \d+\.\d{{3}}\]",
+                     text)  # the mark after the score, the interval under it
     sig = next(line for line in printed.splitlines() if line.startswith("BLEU: "))[6:]
     assert sig in text  # the signature, as score prints it
     assert "mtstrata report -r" in text  # the command

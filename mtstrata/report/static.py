@@ -82,8 +82,8 @@ def overview_table(data: Mapping[str, Any]) -> str:
                           f"{p_value(r['bs_p'], n_bs)}")
                 mark, cls = _mark(r, m["higher"])
             cells.append(f'<td class="num {cls}" title="{esc(title)}" data-metric="'
-                         f'{esc(m["name"])}" data-system="{esc(s)}">{fmt(r["score"])} '
-                         f'<span class="note">[{fmt(lo, 3)}, {fmt(hi, 3)}]</span>{mark}</td>')
+                         f'{esc(m["name"])}" data-system="{esc(s)}">{fmt(r["score"])}{mark}'
+                         f'<br><span class="note">[{fmt(lo, 3)}, {fmt(hi, 3)}]</span></td>')
         rows.append(cells)
     note = ('<p class="note">Corpus scores as <code>mtstrata score</code> prints them, with '
             "bootstrap 95% intervals")
@@ -96,7 +96,10 @@ def overview_table(data: Mapping[str, Any]) -> str:
                  "differences).</p>")
     warned = "".join(f'<p class="noscript warning">{esc(w)}</p>'
                      for w in meta.get("warnings", ()))
-    return warned + note + _table(header, rows, attrs=' id="overview-scores"')
+    # the interval under the score and a scroll box of its own: many metrics (ULC and its
+    # members) never widen the page past the window
+    return (warned + note + '<div class="scroll">' +
+            _table(header, rows, attrs=' id="overview-scores"') + "</div>")
 
 
 def significance_table(data: Mapping[str, Any]) -> str:
