@@ -200,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
     seg_sigs = {labels[i]: result.segment_signature(i) for i in range(len(built))
                 if args.sentence_level and result.segment_signature(i) != result.signatures[i]}
     out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](
-        scores, seg_sigs)
+        scores, seg_sigs, detail_counts(result, labels) if args.details else None)
     if args.confidence and args.format == "text":
         out += (f"μ ± : mean of {n_boot} bootstrap resamples (seed {seed}) ± half "
                 "the width of their 95% interval, as sacreBLEU's --confidence\n")
@@ -230,13 +230,48 @@ def with_confidence(run: scoring.Run, scores: list[Score], n: int, seed: int) ->
     return out
 
 
-def format_json(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) -> str:
+#: the counts behind a detail: matched, in the hypotheses, in the references
+Counts = dict[tuple[str, str], dict[str, tuple[int, int, int]]]
+
+
+def detail_counts(run: scoring.Run, labels: list[str]) -> Counts:
+    """(system, metric label) -> detail key -> (matched, hypothesis, reference) elements, for
+    the details of metrics whose statistics count them (``hits:T``, ``hyp:T``, ``ref:T``
+    columns: the linguistic families): a type's key (``SP-Op(NN)``) has its own counts, the
+    family's micro P/R/F (``SP-Op(*) P``) the totals."""
+    out: Counts = {}
+    for i, m in enumerate(run.metrics):
+        names = list(m.stat_names()) if hasattr(m, "stat_names") else []
+        col = {n: k for k, n in enumerate(names)}
+        types = [n[5:] for n in names if n.startswith("hits:")
+                 and f"hyp:{n[5:]}" in col and f"ref:{n[5:]}" in col]
+        if not types:
+            continue
+        prefix = m.display_name().split("(")[0]
+        for s in run.systems:
+            tot = run.stats[(s, i)].sum(0)
+            per = {t: tuple(int(tot[col[f"{w}:{t}"]]) for w in ("hits", "hyp", "ref"))
+                   for t in types}
+            all_ = tuple(sum(c[k] for c in per.values()) for k in range(3))
+            d: dict[str, tuple[int, int, int]] = {f"{prefix}({t})": c  # type: ignore[misc]
+                                                  for t, c in per.items()}
+            d.update({f"{m.display_name()} {x}": all_ for x in "PRF"})  # type: ignore[misc]
+            out[(s, labels[i])] = d
+    return out
+
+
+def format_json(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
+                counts: Counts | None = None) -> str:
     """Strict JSON (undefined numbers are null); segment lists are indexed from 0. A metric
     whose segment scores have another signature than its corpus score (BLEU: sentence BLEU,
-    ``eff:yes``) has it under ``segment_signature``."""
+    ``eff:yes``) has it under ``segment_signature``; with ``--details``, the counts behind
+    each per-type value under ``detail_counts`` (``[matched, hypothesis, reference]``)."""
     recs = []
     for s in scores:
         d = s.to_dict()
+        c = (counts or {}).get((s.system, s.metric))
+        if c and s.details:
+            d["detail_counts"] = {k: list(c[k]) for k in s.details if k in c}
         if s.segments is not None and (seg_sigs or {}).get(s.metric):
             d["segment_signature"] = (seg_sigs or {})[s.metric]
         recs.append(d)
@@ -246,12 +281,14 @@ def format_json(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) 
 TSV_HEADER = ["system", "metric", "level", "segment", "score", "ci_low", "ci_high", "signature"]
 
 
-def format_tsv(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) -> str:
+def format_tsv(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
+               counts: Counts | None = None) -> str:
     """One table, one header: ``level`` is ``sys`` for corpus scores and details (empty
     ``segment``) and ``seg`` for segment scores (``segment`` counts from 0, as
     ``seg_scores.tsv`` and mt-metrics-eval do); an undefined score is an empty cell, and so
     is the interval without ``--confidence``. Each row's signature is that of its number
-    (``seg_sigs``: a metric's segment signature where it differs)."""
+    (``seg_sigs``: a metric's segment signature where it differs). The counts of
+    ``--details`` are in the text and JSON outputs (this table keeps its columns)."""
     rows: list[list[object]] = []
     for s in scores:
         lo, hi = s.ci or (None, None)
@@ -281,10 +318,20 @@ def detail_name(metric: str, key: str) -> str:
     return key if key.startswith(metric.split("(")[0] + "(") else f"{metric}/{key}"
 
 
-def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) -> str:
-    """A table: one row per metric (details indented below it), one column per system;
-    ``↓`` marks metrics where lower is better; signatures below (a metric's segment scores'
-    own signature, where it differs, as ``METRIC (segments): ...``)."""
+def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
+                counts: Counts | None = None) -> str:
+    """A table: one row per metric (details indented below it, each with its counts
+    ``matched/hypothesis/reference`` when ``counts`` has them), one column per system; ``↓``
+    marks metrics where lower is better; signatures below (a metric's segment scores' own
+    signature, where it differs, as ``METRIC (segments): ...``)."""
+    counts = counts or {}
+
+    def detail(x: str, m: str, k: str) -> str:
+        if (x, m) not in by or k not in by[(x, m)].details:
+            return "-"
+        c = counts.get((x, m), {}).get(k)
+        return _fmt(by[(x, m)].details[k]) + (f" ({c[0]}/{c[1]}/{c[2]})" if c else "")
+
     systems = list(dict.fromkeys(s.system for s in scores))
     metrics_ = list(dict.fromkeys(s.metric for s in scores))
     by = {(s.system, s.metric): s for s in scores}
@@ -296,15 +343,15 @@ def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) 
                      *[_with_ci(by[(x, m)]) if (x, m) in by else "-" for x in systems]])
         keys = list(dict.fromkeys(k for s in scores if s.metric == m for k in s.details))
         for k in keys:
-            rows.append(["  " + detail_name(m, k),
-                         *[_fmt(by[(x, m)].details[k]) if (x, m) in by and
-                           k in by[(x, m)].details else "-" for x in systems]])
+            rows.append(["  " + detail_name(m, k), *[detail(x, m, k) for x in systems]])
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
     lines: list[str] = []
     for r in [header, *rows]:
         lines.append("  ".join(cell.ljust(w) if k == 0 else cell.rjust(w)
                                for k, (cell, w) in enumerate(zip(r, widths, strict=True))))
     lines.append("")
+    if counts and any(s.details for s in scores):
+        lines += ["(m/h/r): elements matched / in the hypotheses / in the references", ""]
     sigs = list(dict.fromkeys((s.metric, s.signature) for s in scores))
     for metric, sig in sigs:
         lines.append(f"{metric}: {sig}")
