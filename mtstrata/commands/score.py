@@ -56,6 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="bootstrap resamples of --confidence (default: 1000)")
     p.add_argument("--seed", type=int, default=None,
                    help="random seed of --confidence (default: 12345, sacreBLEU's)")
+    p.add_argument("--signatures", metavar="FILE",
+                   help="write the signatures (one 'METRIC: signature' line each) to FILE and "
+                   "print one line naming it instead of them (text format)")
     p.add_argument("--details", action="store_true",
                    help="also output per-type values for error analysis (e.g. SP-Op(NN))")
     add_annotation_options(p)
@@ -150,6 +153,9 @@ def check_modes(args: argparse.Namespace) -> None:
         useless += [f"{o} (it belongs to --confidence)" for o, v in
                     (("--confidence-n", args.confidence_n), ("--seed", args.seed))
                     if v is not None]
+    if args.signatures is not None and args.format != "text":
+        useless.append("--signatures (the json, tsv and mtme outputs carry each signature in "
+                       "their records)")
     if useless:
         raise ConfigError("options that do nothing here: " + "; ".join(useless)
                           + ". Leave them out, or add the option they belong to.")
@@ -158,6 +164,8 @@ def check_modes(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     progress.configure(quiet=args.quiet)
     check_modes(args)
+    if args.signatures is not None:
+        _output.check_output_path(args.signatures)  # before any work
     built = [metrics.create(spec) for spec in (args.metrics or DEFAULT_METRICS)]
     refs, hyps = corpus.read_inputs(args.ref, args.input)
     corpus.check_aligned(refs, hyps)
@@ -199,8 +207,13 @@ def run(args: argparse.Namespace) -> int:
     # segment scores may have a signature of their own (BLEU's are sentence BLEU, eff:yes)
     seg_sigs = {labels[i]: result.segment_signature(i) for i in range(len(built))
                 if args.sentence_level and result.segment_signature(i) != result.signatures[i]}
-    out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](
-        scores, seg_sigs, detail_counts(result, labels) if args.details else None)
+    counts = detail_counts(result, labels) if args.details else None
+    if args.signatures is not None:
+        out = format_text(scores, seg_sigs, counts, signatures=False)
+        out += write_signatures(args.signatures, scores, seg_sigs)
+    else:
+        out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](
+            scores, seg_sigs, counts)
     if args.confidence and args.format == "text":
         out += (f"μ ± : mean of {n_boot} bootstrap resamples (seed {seed}) ± half "
                 "the width of their 95% interval, as sacreBLEU's --confidence\n")
@@ -318,12 +331,37 @@ def detail_name(metric: str, key: str) -> str:
     return key if key.startswith(metric.split("(")[0] + "(") else f"{metric}/{key}"
 
 
+def signature_lines(scores: list[Score], seg_sigs: Mapping[str, str] | None = None
+                    ) -> list[str]:
+    """``METRIC: signature`` per metric (and ``METRIC (segments): ...`` where its segment
+    scores have their own)."""
+    lines = []
+    for metric, sig in dict.fromkeys((s.metric, s.signature) for s in scores):
+        lines.append(f"{metric}: {sig}")
+        if (seg_sigs or {}).get(metric):
+            lines.append(f"{metric} (segments): {(seg_sigs or {})[metric]}")
+    return lines
+
+
+def write_signatures(path: str, scores: list[Score],
+                     seg_sigs: Mapping[str, str] | None = None) -> str:
+    """Write :func:`signature_lines` to ``path``; the line that says where they are."""
+    n = len(dict.fromkeys(s.metric for s in scores))
+    try:
+        written = _output.atomic_write(path, "\n".join(signature_lines(scores, seg_sigs)) + "\n")
+    except OSError as e:
+        raise InputError(f"cannot write the signatures ({e.strerror}); choose another "
+                         "--signatures file.", path) from None
+    return f"signatures of the {n} metrics: {written}\n"
+
+
 def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
-                counts: Counts | None = None) -> str:
+                counts: Counts | None = None, signatures: bool = True) -> str:
     """A table: one row per metric (details indented below it, each with its counts
     ``matched/hypothesis/reference`` when ``counts`` has them), one column per system; ``↓``
     marks metrics where lower is better; signatures below (a metric's segment scores' own
-    signature, where it differs, as ``METRIC (segments): ...``)."""
+    signature, where it differs, as ``METRIC (segments): ...``); ``signatures`` False: the
+    table alone (``--signatures FILE`` writes them to a file)."""
     counts = counts or {}
 
     def detail(x: str, m: str, k: str) -> str:
@@ -352,11 +390,10 @@ def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
     lines.append("")
     if counts and any(s.details for s in scores):
         lines += ["(m/h/r): elements matched / in the hypotheses / in the references", ""]
-    sigs = list(dict.fromkeys((s.metric, s.signature) for s in scores))
-    for metric, sig in sigs:
-        lines.append(f"{metric}: {sig}")
-        if (seg_sigs or {}).get(metric):
-            lines.append(f"{metric} (segments): {(seg_sigs or {})[metric]}")
+    if signatures:
+        lines += signature_lines(scores, seg_sigs)
+    else:
+        lines.pop()  # the blank line before them
     return "\n".join(lines + _segment_rows(scores, _fmt)) + "\n"
 
 
