@@ -7,6 +7,7 @@ import dataclasses
 import math
 import sys
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -207,7 +208,11 @@ def run(args: argparse.Namespace) -> int:
     # segment scores may have a signature of their own (BLEU's are sentence BLEU, eff:yes)
     seg_sigs = {labels[i]: result.segment_signature(i) for i in range(len(built))
                 if args.sentence_level and result.segment_signature(i) != result.signatures[i]}
-    counts = detail_counts(result, labels) if args.details else None
+    counts = None
+    if args.details or args.signatures is not None:  # not loaded by a plain run
+        from mtstrata.commands._score_output import detail_counts, write_signatures
+
+        counts = detail_counts(result, labels) if args.details else None
     if args.signatures is not None:
         out = format_text(scores, seg_sigs, counts, signatures=False)
         out += write_signatures(args.signatures, scores, seg_sigs)
@@ -243,34 +248,8 @@ def with_confidence(run: scoring.Run, scores: list[Score], n: int, seed: int) ->
     return out
 
 
-#: the counts behind a detail: matched, in the hypotheses, in the references
-Counts = dict[tuple[str, str], dict[str, tuple[int, int, int]]]
-
-
-def detail_counts(run: scoring.Run, labels: list[str]) -> Counts:
-    """(system, metric label) -> detail key -> (matched, hypothesis, reference) elements, for
-    the details of metrics whose statistics count them (``hits:T``, ``hyp:T``, ``ref:T``
-    columns: the linguistic families): a type's key (``SP-Op(NN)``) has its own counts, the
-    family's micro P/R/F (``SP-Op(*) P``) the totals."""
-    out: Counts = {}
-    for i, m in enumerate(run.metrics):
-        names = list(m.stat_names()) if hasattr(m, "stat_names") else []
-        col = {n: k for k, n in enumerate(names)}
-        types = [n[5:] for n in names if n.startswith("hits:")
-                 and f"hyp:{n[5:]}" in col and f"ref:{n[5:]}" in col]
-        if not types:
-            continue
-        prefix = m.display_name().split("(")[0]
-        for s in run.systems:
-            tot = run.stats[(s, i)].sum(0)
-            per = {t: tuple(int(tot[col[f"{w}:{t}"]]) for w in ("hits", "hyp", "ref"))
-                   for t in types}
-            all_ = tuple(sum(c[k] for c in per.values()) for k in range(3))
-            d: dict[str, tuple[int, int, int]] = {f"{prefix}({t})": c  # type: ignore[misc]
-                                                  for t, c in per.items()}
-            d.update({f"{m.display_name()} {x}": all_ for x in "PRF"})  # type: ignore[misc]
-            out[(s, labels[i])] = d
-    return out
+if TYPE_CHECKING:
+    from mtstrata.commands._score_output import Counts
 
 
 def format_json(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
@@ -341,18 +320,6 @@ def signature_lines(scores: list[Score], seg_sigs: Mapping[str, str] | None = No
         if (seg_sigs or {}).get(metric):
             lines.append(f"{metric} (segments): {(seg_sigs or {})[metric]}")
     return lines
-
-
-def write_signatures(path: str, scores: list[Score],
-                     seg_sigs: Mapping[str, str] | None = None) -> str:
-    """Write :func:`signature_lines` to ``path``; the line that says where they are."""
-    n = len(dict.fromkeys(s.metric for s in scores))
-    try:
-        written = _output.atomic_write(path, "\n".join(signature_lines(scores, seg_sigs)) + "\n")
-    except OSError as e:
-        raise InputError(f"cannot write the signatures ({e.strerror}); choose another "
-                         "--signatures file.", path) from None
-    return f"signatures of the {n} metrics: {written}\n"
 
 
 def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
