@@ -440,3 +440,33 @@ def test_no_column_is_clipped_with_ulc(tmp_path, pw):
         assert box["x"] + box["width"] <= 1400
     finally:
         ctx.close()
+
+
+def test_one_system_offers_nothing_that_needs_two(tmp_path, pw):
+    """A one-system report in the browser: no "largest difference" mode, no "vs", no side by
+    side, no ranking sentence; every per-layer type reachable under "show all"."""
+    out = tmp_path / "one.html"
+    assert main(["report", "-r", str(SAMPLE / "ref.A.txt"), "-i",
+                 str(SAMPLE / "sys" / "neural.txt"), "-m", "bleu", "SP-Op(*)", "-n", "100",
+                 "--cache", str(tmp_path / "ann.sqlite"), "-q", "--out", str(out)]) == 0
+    data = decode(out.read_text(encoding="utf-8"))
+    ctx = browser_context(pw, tmp_path)
+    try:
+        pg = ctx.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(out.as_uri())
+        pg.wait_for_selector("body[data-ready]", timeout=30_000)
+        modes = pg.locator("#mode option").evaluate_all("els => els.map(e => e.value)")
+        assert "diff" not in modes and pg.locator("#system-b").count() == 0
+        assert "side by side" not in pg.inner_text("#seg-table thead")
+        assert "reference" in pg.inner_text("#seg-table thead")  # beside the hypothesis
+        body = pg.inner_text("body")
+        assert "same order" not in body and "largest difference" not in body
+        (layer,) = data["layers"]
+        assert "by share of the reference" in pg.inner_text("#layers h3")
+        rows = pg.locator("#layers table.heat tbody tr").count()
+        assert rows >= layer["n_types"]  # every type, in the table or under "show all"
+        assert errors == []
+    finally:
+        ctx.close()
