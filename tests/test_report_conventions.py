@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 import shlex
 
+import pytest
+
 from mtstrata.cli import main
 from mtstrata.commands.compare import DEFAULT_N
 from mtstrata.report.html import decode
@@ -42,3 +44,28 @@ def test_defaults_p_values_and_command_match_compare(tmp_path, capsys):
     assert [x.replace("&lt;", "<") for x in re.findall(r'<td class="num">([^<]*(?:&lt;'
                                                          r'[^<]*)?)</td>', row)][-2:] == [
         ar_p, bs_p]
+
+
+@pytest.mark.parametrize("spec", ["bleu", "chrf", "ter", "wer"])
+def test_shared_trials_give_compares_randomisation_p(spec):
+    """The report draws the randomisation's trials once for all comparisons; each p is the
+    one `compare` (approximate_randomization, sacreBLEU's --paired-ar) gives, to the bit."""
+    import random
+
+    from mtstrata import metrics
+    from mtstrata.combine.significance import approximate_randomization
+    from mtstrata.report.data import _Trials
+    from mtstrata.segment import Segment
+
+    rnd = random.Random(7)
+    words = ["the", "a", "cat", "dog", "sat", "ran", "on", "under", "mat", "rug", "today"]
+    refs = [" ".join(rnd.choices(words, k=rnd.randint(3, 12))) for _ in range(60)]
+    hyps = [[" ".join(rnd.choices(words, k=rnd.randint(2, 12))) for _ in refs]
+            for _ in range(3)]
+    m = metrics.create(spec)
+    seg = Segment.from_text
+    stats = [m.stats_batch([seg(x) for x in h], [[seg(r)] for r in refs]) for h in hyps]
+    trials = _Trials(len(refs), 500, 12345)
+    for a, b in ((stats[0], stats[1]), (stats[2], stats[1]), (stats[1], stats[1])):
+        want = approximate_randomization(m.score, b, a, n=500, seed=12345).p
+        assert trials.p(m.score, a, b) == want
