@@ -39,7 +39,7 @@ def _json(fig: Any) -> dict[str, Any]:
 def overview_figure(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Mapping[str, Any]],
                     systems: Sequence[str], baseline: str) -> dict[str, Any]:
     """One panel per metric: each system's score with its bootstrap 95% interval; the
-    baseline in grey."""
+    baseline in grey (a report of one system has no baseline)."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -61,7 +61,8 @@ def overview_figure(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Mapping
             hi.append(b - x if b is not None else 0.0)
         fig.add_trace(go.Bar(
             x=xs, y=pos, orientation="h", name=label(m["name"]), showlegend=False,
-            marker_color=["#999999" if s == baseline else PALETTE[0] for s in systems],
+            marker_color=["#999999" if s == baseline and len(systems) > 1 else PALETTE[0]
+                          for s in systems],  # grey: the baseline (none with one system)
             error_x={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo},
             customdata=[label(s) for s in systems],
             hovertemplate="%{customdata}: %{x:.4f}<extra></extra>"),
