@@ -19,7 +19,7 @@ setup: $(STAMP)
 
 demo: setup
 	$(BIN)/mtstrata score -r sample/ref.A.txt -r sample/ref.B.txt -i sample/sys/*.txt \
-		-m $(DEMO_METRICS)
+		-m $(DEMO_METRICS) --signatures build/demo-signatures.txt
 
 STANZA_STAMP := $(VENV)/.mtstrata-stanza-installed
 $(STANZA_STAMP): $(STAMP) requirements-stanza.txt

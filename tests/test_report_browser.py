@@ -101,7 +101,7 @@ def test_every_chart_is_drawn(page):
     for sel in ("#chart-overview", ".layer-chart"):
         assert pg.locator(f"{sel} .main-svg").first.bounding_box()["height"] > 100
     # the per-type tables (static) give each type's count
-    assert pg.locator("#layers table.heat").count() == len(families)
+    assert pg.locator("#layers table.heat:not(.all-types)").count() == len(families)
     # the analyses: both bucket charts, salient types of every family (the run annotated all)
     assert pg.locator("#analyses .analysis-chart .main-svg").count() >= 2
     fams = pg.locator("#analyses .salient").evaluate_all("els => els.map(e => e.dataset.family)")
@@ -199,7 +199,8 @@ def test_without_javascript_the_overview_and_provenance_are_there(sample_report,
         for r in data["overview"]:
             cell = pg.locator(f'#overview-scores td[data-metric="{r["metric"]}"]'
                               f'[data-system="{r["system"]}"]')
-            assert cell.inner_text().startswith(f"{r['score']:.4f} [")
+            score, interval = cell.inner_text().split("\n")  # the interval under the score
+            assert score.startswith(f"{r['score']:.4f}") and interval.startswith("[")
         for s in data["provenance"]["signatures"]:
             assert s["signature"] in text
         assert "JavaScript is off" in text and "need JavaScript" in text
@@ -358,3 +359,114 @@ def test_print_shows_every_chart_and_the_whole_explorer(page):
         assert len(pg.pdf(format="A4", print_background=True)) > 100_000
     finally:
         pg.emulate_media(media="screen")
+
+
+def test_a_plain_headless_screenshot_shows_every_chart(sample_report, pw, tmp_path):
+    """`chromium --headless --screenshot` of the whole page, as a user would take it (no
+    virtual time budget, no waiting): every chart area has its bars. The charts are drawn
+    while the page is parsed, before the load event that the screenshot waits for; the
+    chart boxes are measured in a browser at the same width, the pixels read on a canvas."""
+    import base64
+    import subprocess
+
+    out, _ = sample_report
+    ctx = browser_context(pw, tmp_path)
+    try:
+        pg = ctx.new_page()
+        pg.goto(out.as_uri())
+        pg.wait_for_selector("body[data-ready]", timeout=30_000)
+        # every chart was drawn synchronously, while the page was parsed
+        assert pg.locator(".chart[data-drawn-sync='1']").count() == pg.locator(
+            ".chart").count() > 0
+        height = pg.evaluate("document.documentElement.scrollHeight")
+        pg.set_viewport_size({"width": 1400, "height": height})
+        boxes = pg.evaluate("""[...document.querySelectorAll('.chart')].map((d) => {
+            const r = d.getBoundingClientRect();
+            return [d.id || d.className + ' ' + d.dataset.fig, r.left + scrollX, r.top + scrollY,
+                    r.width, r.height]; })""")
+        assert height == pg.evaluate("document.documentElement.scrollHeight")
+        shot = tmp_path / "plain.png"
+        subprocess.run([CHROMIUM, "--headless", *ARGS, f"--user-data-dir={tmp_path / 'plain'}",
+                        f"--screenshot={shot}", f"--window-size=1400,{height}", out.as_uri()],
+                       check=True, capture_output=True, timeout=120)
+        png = base64.b64encode(shot.read_bytes()).decode("ascii")
+        # per chart box: the share of coloured pixels (bars; text and grid lines are grey)
+        coloured = pg.evaluate("""async ([png, boxes]) => {
+            const img = new Image();
+            img.src = "data:image/png;base64," + png;
+            await img.decode();
+            const c = document.createElement("canvas");
+            c.width = img.width; c.height = img.height;
+            const g = c.getContext("2d");
+            g.drawImage(img, 0, 0);
+            return [img.width, img.height, boxes.map(([name, x, y, w, h]) => {
+                const px = g.getImageData(Math.round(x), Math.round(y), Math.round(w),
+                                          Math.round(h)).data;
+                let n = 0;
+                for (let i = 0; i < px.length; i += 4) {
+                    const hi = Math.max(px[i], px[i + 1], px[i + 2]);
+                    const lo = Math.min(px[i], px[i + 1], px[i + 2]);
+                    if (hi - lo > 60) n++;
+                }
+                return [name, n / (px.length / 4)];
+            })];
+        }""", [png, boxes])
+    finally:
+        ctx.close()
+    width, shot_height, shares = coloured
+    assert (width, shot_height) == (1400, height)  # the whole page
+    assert len(shares) == len(boxes) >= 6  # overview, 3 families, 2 analyses
+    blank = [name for name, share in shares if share < 0.005]
+    assert blank == [], f"blank chart areas in a plain headless screenshot: {blank}"
+
+
+def test_no_column_is_clipped_with_ulc(tmp_path, pw):
+    """A report with ULC and its families fits a 1400-pixel window: the page does not scroll
+    sideways and the overview's last column (ULC) is inside the window."""
+    out = tmp_path / "ulc.html"
+    assert main(["report", "-r", str(SAMPLE / "ref.A.txt"), "-r", str(SAMPLE / "ref.B.txt"),
+                 "-i", *sorted(str(p) for p in (SAMPLE / "sys").glob("*.txt")), "-m", *METRICS,
+                 "ULC", "-n", "100", "--cache", str(tmp_path / "ann.sqlite"), "-q", "--out",
+                 str(out)]) == 0
+    ctx = browser_context(pw, tmp_path)
+    try:
+        pg = ctx.new_page()
+        pg.goto(out.as_uri())
+        pg.wait_for_selector("body[data-ready]", timeout=30_000)
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 1400
+        last = pg.locator("#overview-scores th").last
+        assert last.inner_text() == "ULC"
+        box = last.bounding_box()
+        assert box["x"] + box["width"] <= 1400
+    finally:
+        ctx.close()
+
+
+def test_one_system_offers_nothing_that_needs_two(tmp_path, pw):
+    """A one-system report in the browser: no "largest difference" mode, no "vs", no side by
+    side, no ranking sentence; every per-layer type reachable under "show all"."""
+    out = tmp_path / "one.html"
+    assert main(["report", "-r", str(SAMPLE / "ref.A.txt"), "-i",
+                 str(SAMPLE / "sys" / "neural.txt"), "-m", "bleu", "SP-Op(*)", "-n", "100",
+                 "--cache", str(tmp_path / "ann.sqlite"), "-q", "--out", str(out)]) == 0
+    data = decode(out.read_text(encoding="utf-8"))
+    ctx = browser_context(pw, tmp_path)
+    try:
+        pg = ctx.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(out.as_uri())
+        pg.wait_for_selector("body[data-ready]", timeout=30_000)
+        modes = pg.locator("#mode option").evaluate_all("els => els.map(e => e.value)")
+        assert "diff" not in modes and pg.locator("#system-b").count() == 0
+        assert "side by side" not in pg.inner_text("#seg-table thead")
+        assert "reference" in pg.inner_text("#seg-table thead")  # beside the hypothesis
+        body = pg.inner_text("body")
+        assert "same order" not in body and "largest difference" not in body
+        (layer,) = data["layers"]
+        assert "by share of the reference" in pg.inner_text("#layers h3")
+        rows = pg.locator("#layers table.heat tbody tr").count()
+        assert rows >= layer["n_types"]  # every type, in the table or under "show all"
+        assert errors == []
+    finally:
+        ctx.close()

@@ -64,7 +64,8 @@ def test_the_overview_and_provenance_read_without_javascript(tmp_path, capsys):
     row = next(line for line in printed.splitlines() if line.startswith("BLEU"))
     mid, good = row.split()[1:3]  # the scores exactly as `score` prints them
     assert re.search(rf"mid \(baseline\)\s+{re.escape(mid)}\s+\[", text)
-    assert re.search(rf"good\s+{re.escape(good)}\s+\[\d+\.\d{{3}}, \d+\.\d{{3}}\]", text)
+    assert re.search(rf"good\s+{re.escape(good)}(\s+[▲▼])?\s+\[\d+\.\d{{3}}, \d+\.\d{{3}}\]",
+                     text)  # the mark after the score, the interval under it
     sig = next(line for line in printed.splitlines() if line.startswith("BLEU: "))[6:]
     assert sig in text  # the signature, as score prints it
     assert "mtstrata report -r" in text  # the command
@@ -176,3 +177,20 @@ def test_hostile_metric_names_and_types_are_escaped(hostile_report):
     outside = re.sub(r"<script\b.*?</script>", "", page, flags=re.S)
     assert "<img" not in outside
     assert _visible_text(page).count(bad) >= 6  # shown, as text, wherever it is named
+
+
+def test_chart_json_cannot_end_its_script_and_round_trips():
+    import json
+
+    from mtstrata.report.html import script_json, share, unshare
+
+    bad = "</script><!-- <b>"
+    s = script_json({"name": bad})
+    assert "<" not in s and json.loads(s) == {"name": bad}
+    fig = {"data": [], "layout": {"template": {"x": 1}, "title": bad}}
+    other = {"data": [], "layout": {"template": {"x": 2}}}
+    charts = {"overview": fig, "layers": [fig, other], "analyses": []}
+    shared = share(charts)
+    assert "template" not in shared["layers"][0]["layout"]  # stored once
+    assert shared["layers"][1]["layout"]["template"] == {"x": 2}  # a different one kept
+    assert unshare(shared) == charts

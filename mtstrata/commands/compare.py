@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from mtstrata import corpus, metrics, progress, scoring
+from mtstrata import corpus, metrics, progress, scoring, tokenized
 from mtstrata import output as _output
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
@@ -142,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
                          "its file stem or include its file in -i.")
     if len(names) < 2:
         raise InputError("compare needs the baseline and at least one other system in -i.")
+    tokenized.warn_files([*refs, *hyps])
     run_ = scoring.compute({h.stem: h.lines for h in hyps}, [r.lines for r in refs], built,
                            annotation_options(args))
     records: list[dict[str, Any]] = []

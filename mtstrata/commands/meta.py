@@ -79,6 +79,9 @@ def read_corpora(dirs: list[str], *, rows_by_pair: bool = True) -> list:  # type
                     "pair once; evaluate pairs of the same name from different datasets in "
                     "separate runs.")
             seen[key] = d
+    from mtstrata.tokenized import warn_corpora  # sacreBLEU's tokenised-input warning
+
+    warn_corpora(dirs, corpora)
     return corpora
 
 

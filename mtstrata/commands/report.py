@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from mtstrata import corpus, progress
+from mtstrata import corpus, progress, tokenized
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
@@ -24,8 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "overview (scores as `score` prints them, bootstrap intervals, significance against the "
         "baseline, where metrics disagree on the ranking) and the provenance, readable without "
         "JavaScript; per-type tables and charts of every linguistic family; compare-mt's "
-        "analyses (word F-measure by frequency and by length bucket; salient word n-grams, "
-        "lemmas, POS n-grams, entity types and role labels between two systems, with counts); a "
+        "analyses (word F-measure by frequency and by length bucket; a metric, sentence BLEU by "
+        "default, and the length ratio by length bucket; the histogram of segment-score "
+        "differences between two systems and the segments that separate them most; salient "
+        "word n-grams, lemmas, POS n-grams, entity types and role labels between two systems, "
+        "with counts); a "
         "segment explorer (worst segments, largest differences, lexical-vs-linguistic "
         "disagreement, segments with a given tag, entity type or role) and a segment view "
         "(source, references, each system layer by layer, two systems side by side with their "
@@ -46,15 +49,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", "-o", required=True, metavar="REPORT.html",
                    help="the HTML file to write")
     p.add_argument("--pair", nargs=2, metavar=("A", "B"),
-                   help="the two systems of the salient n-gram/lemma/POS/entity/role analyses "
+                   help="the two systems of the score differences, the examples and the "
+                   "salient n-gram/lemma/POS/entity/role analyses "
                    "(default: the first -i that is not the baseline, and the baseline)")
+    p.add_argument("--sentence-metric", metavar="METRIC",
+                   help="the metric of the sentence-level analyses (by length bucket, score "
+                   "differences, examples): one of -m, by spec or name (default: BLEU if "
+                   "given, else the first)")
     p.add_argument("--freq-corpus", metavar="FILE",
                    help="a training-side text file (one sentence a line) whose word counts "
                    "define the frequency buckets (default: reference 1)")
     p.add_argument("--json", metavar="FILE",
-                   help="also write the analyses (buckets, salient types) as JSON to FILE")
-    p.add_argument("-n", "--resamples", type=int, default=1000,
-                   help="bootstrap resamples and randomisation trials")
+                   help="also write the analyses (buckets, sentence-level analyses, salient "
+                   "types) as JSON to FILE")
+    p.add_argument("-n", "--resamples", type=int, default=None, metavar="N",
+                   help="bootstrap resamples and randomisation trials (default: as `compare` "
+                   "and sacreBLEU, 1000 resamples and 10,000 trials)")
     p.add_argument("--seed", type=int, default=12345, help="random seed of the resampling")
     add_annotation_options(p)
     p.set_defaults(func=run)
@@ -68,14 +78,16 @@ def command_line(args: argparse.Namespace, baseline: str) -> list[str]:
     if args.source:
         cmd += ["-s", args.source]
     cmd += ["-i", *args.input, "-b", baseline, "-m", *(args.metrics or DEFAULT_METRICS),
-            "-n", str(args.resamples), "--seed", str(args.seed), "--annotator", args.annotator,
-            "--srl", args.srl]
+            *(["-n", str(args.resamples)] if args.resamples is not None else []),
+            "--seed", str(args.seed), "--annotator", args.annotator, "--srl", args.srl]
     if args.allow_unlocked:
         cmd.append("--allow-unlocked")
     if args.pair:
         cmd += ["--pair", *args.pair]
     if args.freq_corpus:
         cmd += ["--freq-corpus", args.freq_corpus]
+    if args.sentence_metric:
+        cmd += ["--sentence-metric", args.sentence_metric]
     return [*cmd, "--out", args.out]
 
 
@@ -120,13 +132,15 @@ def run(args: argparse.Namespace) -> int:
     msg = corpus.empty_line_warning([*refs, *hyps, *([src] if src else [])])
     if msg:
         warn(msg)
+    tokenized_files = tokenized.warn_files([*refs, *hyps])
     data = build_report([r.lines for r in refs], {h.stem: h.lines for h in hyps},
                         args.metrics or DEFAULT_METRICS, base, annotation_options(args),
                         resamples=args.resamples, seed=args.seed,
                         command=command_line(args, base),
                         source=src.lines if src else None, pair=args.pair,
                         freq_corpus=freq.lines if freq else None,
-                        freq_name=freq.path if freq else None)
+                        freq_name=freq.path if freq else None, warnings=tokenized_files,
+                        sentence_metric=args.sentence_metric)
     path = write_html(data, args.out)
     if args.json:
         from mtstrata.output import atomic_write, dumps

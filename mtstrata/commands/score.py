@@ -7,10 +7,11 @@ import dataclasses
 import math
 import sys
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mtstrata import corpus, metrics, progress, scoring
+from mtstrata import corpus, metrics, progress, scoring, tokenized
 from mtstrata import output as _output
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
@@ -56,6 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="bootstrap resamples of --confidence (default: 1000)")
     p.add_argument("--seed", type=int, default=None,
                    help="random seed of --confidence (default: 12345, sacreBLEU's)")
+    p.add_argument("--signatures", metavar="FILE",
+                   help="write the signatures (one 'METRIC: signature' line each) to FILE and "
+                   "print one line naming it instead of them (text format)")
     p.add_argument("--details", action="store_true",
                    help="also output per-type values for error analysis (e.g. SP-Op(NN))")
     add_annotation_options(p)
@@ -150,6 +154,9 @@ def check_modes(args: argparse.Namespace) -> None:
         useless += [f"{o} (it belongs to --confidence)" for o, v in
                     (("--confidence-n", args.confidence_n), ("--seed", args.seed))
                     if v is not None]
+    if args.signatures is not None and args.format != "text":
+        useless.append("--signatures (the json, tsv and mtme outputs carry each signature in "
+                       "their records)")
     if useless:
         raise ConfigError("options that do nothing here: " + "; ".join(useless)
                           + ". Leave them out, or add the option they belong to.")
@@ -158,6 +165,8 @@ def check_modes(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     progress.configure(quiet=args.quiet)
     check_modes(args)
+    if args.signatures is not None:
+        _output.check_output_path(args.signatures)  # before any work
     built = [metrics.create(spec) for spec in (args.metrics or DEFAULT_METRICS)]
     if args.sentence_level:  # a parameter the segment scores would not honour is refused
         from mtstrata.metrics.provenance import check_segment_level
@@ -180,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
     msg = corpus.empty_line_warning([*refs, *hyps])
     if msg:
         warn(msg)
+    tokenized.warn_files([*refs, *hyps])
     result = scoring.compute(
         {h.stem: h.lines for h in hyps},
         [r.lines for r in refs],
@@ -203,8 +213,17 @@ def run(args: argparse.Namespace) -> int:
     # segment scores may have a signature of their own (BLEU's are sentence BLEU, eff:yes)
     seg_sigs = {labels[i]: result.segment_signature(i) for i in range(len(built))
                 if args.sentence_level and result.segment_signature(i) != result.signatures[i]}
-    out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](
-        scores, seg_sigs)
+    counts = None
+    if args.details or args.signatures is not None:  # not loaded by a plain run
+        from mtstrata.commands._score_output import detail_counts, write_signatures
+
+        counts = detail_counts(result, labels) if args.details else None
+    if args.signatures is not None:
+        out = format_text(scores, seg_sigs, counts, signatures=False)
+        out += write_signatures(args.signatures, scores, seg_sigs)
+    else:
+        out = {"text": format_text, "json": format_json, "tsv": format_tsv}[args.format](
+            scores, seg_sigs, counts)
     if args.confidence and args.format == "text":
         out += (f"μ ± : mean of {n_boot} bootstrap resamples (seed {seed}) ± half "
                 "the width of their 95% interval, as sacreBLEU's --confidence\n")
@@ -234,13 +253,22 @@ def with_confidence(run: scoring.Run, scores: list[Score], n: int, seed: int) ->
     return out
 
 
-def format_json(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) -> str:
+if TYPE_CHECKING:
+    from mtstrata.commands._score_output import Counts
+
+
+def format_json(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
+                counts: Counts | None = None) -> str:
     """Strict JSON (undefined numbers are null); segment lists are indexed from 0. A metric
     whose segment scores have another signature than its corpus score (BLEU: sentence BLEU,
-    ``eff:yes``) has it under ``segment_signature``."""
+    ``eff:yes``) has it under ``segment_signature``; with ``--details``, the counts behind
+    each per-type value under ``detail_counts`` (``[matched, hypothesis, reference]``)."""
     recs = []
     for s in scores:
         d = s.to_dict()
+        c = (counts or {}).get((s.system, s.metric))
+        if c and s.details:
+            d["detail_counts"] = {k: list(c[k]) for k in s.details if k in c}
         if s.segments is not None and (seg_sigs or {}).get(s.metric):
             d["segment_signature"] = (seg_sigs or {})[s.metric]
         recs.append(d)
@@ -250,12 +278,14 @@ def format_json(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) 
 TSV_HEADER = ["system", "metric", "level", "segment", "score", "ci_low", "ci_high", "signature"]
 
 
-def format_tsv(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) -> str:
+def format_tsv(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
+               counts: Counts | None = None) -> str:
     """One table, one header: ``level`` is ``sys`` for corpus scores and details (empty
     ``segment``) and ``seg`` for segment scores (``segment`` counts from 0, as
     ``seg_scores.tsv`` and mt-metrics-eval do); an undefined score is an empty cell, and so
     is the interval without ``--confidence``. Each row's signature is that of its number
-    (``seg_sigs``: a metric's segment signature where it differs)."""
+    (``seg_sigs``: a metric's segment signature where it differs). The counts of
+    ``--details`` are in the text and JSON outputs (this table keeps its columns)."""
     rows: list[list[object]] = []
     for s in scores:
         lo, hi = s.ci or (None, None)
@@ -285,10 +315,33 @@ def detail_name(metric: str, key: str) -> str:
     return key if key.startswith(metric.split("(")[0] + "(") else f"{metric}/{key}"
 
 
-def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) -> str:
-    """A table: one row per metric (details indented below it), one column per system;
-    ``↓`` marks metrics where lower is better; signatures below (a metric's segment scores'
-    own signature, where it differs, as ``METRIC (segments): ...``)."""
+def signature_lines(scores: list[Score], seg_sigs: Mapping[str, str] | None = None
+                    ) -> list[str]:
+    """``METRIC: signature`` per metric (and ``METRIC (segments): ...`` where its segment
+    scores have their own)."""
+    lines = []
+    for metric, sig in dict.fromkeys((s.metric, s.signature) for s in scores):
+        lines.append(f"{metric}: {sig}")
+        if (seg_sigs or {}).get(metric):
+            lines.append(f"{metric} (segments): {(seg_sigs or {})[metric]}")
+    return lines
+
+
+def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
+                counts: Counts | None = None, signatures: bool = True) -> str:
+    """A table: one row per metric (details indented below it, each with its counts
+    ``matched/hypothesis/reference`` when ``counts`` has them), one column per system; ``↓``
+    marks metrics where lower is better; signatures below (a metric's segment scores' own
+    signature, where it differs, as ``METRIC (segments): ...``); ``signatures`` False: the
+    table alone (``--signatures FILE`` writes them to a file)."""
+    counts = counts or {}
+
+    def detail(x: str, m: str, k: str) -> str:
+        if (x, m) not in by or k not in by[(x, m)].details:
+            return "-"
+        c = counts.get((x, m), {}).get(k)
+        return _fmt(by[(x, m)].details[k]) + (f" ({c[0]}/{c[1]}/{c[2]})" if c else "")
+
     systems = list(dict.fromkeys(s.system for s in scores))
     metrics_ = list(dict.fromkeys(s.metric for s in scores))
     by = {(s.system, s.metric): s for s in scores}
@@ -300,20 +353,19 @@ def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None) 
                      *[_with_ci(by[(x, m)]) if (x, m) in by else "-" for x in systems]])
         keys = list(dict.fromkeys(k for s in scores if s.metric == m for k in s.details))
         for k in keys:
-            rows.append(["  " + detail_name(m, k),
-                         *[_fmt(by[(x, m)].details[k]) if (x, m) in by and
-                           k in by[(x, m)].details else "-" for x in systems]])
+            rows.append(["  " + detail_name(m, k), *[detail(x, m, k) for x in systems]])
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
     lines: list[str] = []
     for r in [header, *rows]:
         lines.append("  ".join(cell.ljust(w) if k == 0 else cell.rjust(w)
                                for k, (cell, w) in enumerate(zip(r, widths, strict=True))))
     lines.append("")
-    sigs = list(dict.fromkeys((s.metric, s.signature) for s in scores))
-    for metric, sig in sigs:
-        lines.append(f"{metric}: {sig}")
-        if (seg_sigs or {}).get(metric):
-            lines.append(f"{metric} (segments): {(seg_sigs or {})[metric]}")
+    if counts and any(s.details for s in scores):
+        lines += ["(m/h/r): elements matched / in the hypotheses / in the references", ""]
+    if signatures:
+        lines += signature_lines(scores, seg_sigs)
+    else:
+        lines.pop()  # the blank line before them
     return "\n".join(lines + _segment_rows(scores, _fmt)) + "\n"
 
 

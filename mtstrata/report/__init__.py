@@ -27,12 +27,27 @@ def metric_labels(specs: Sequence[str], built: Sequence[Any]) -> list[str]:
     return [specs[i] if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
+def choose_metric(specs: Sequence[str], labels: Sequence[str], built: Sequence[Any],
+                  wanted: str | None) -> int:
+    """The position of the sentence-level analyses' metric: ``wanted`` (a spec or a display
+    name, exit 2 if none of the metrics), else BLEU if among them, else the first."""
+    if wanted is None:
+        return next((i for i, m in enumerate(built) if m.display_name() == "BLEU"), 0)
+    for i, (spec, label) in enumerate(zip(specs, labels, strict=True)):
+        if wanted in (spec, label):
+            return i
+    raise InputError(f"--sentence-metric {wanted!r} is not one of the report's metrics "
+                     f"{list(labels)}; name one of them (its -m spec or its name), or add it "
+                     "with -m.")
+
+
 def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[str]],
                  specs: Sequence[str], baseline: str, annotation: AnnotationOptions | None =
-                 None, *, resamples: int = 1000, seed: int = 12345,
+                 None, *, resamples: int | None = None, seed: int = 12345,
                  command: Sequence[str] = (), source: Sequence[str] | None = None,
                  pair: Sequence[str] | None = None, freq_corpus: Sequence[str] | None = None,
-                 freq_name: str | None = None) -> dict[str, Any]:
+                 freq_name: str | None = None, warnings: Sequence[str] = (),
+                 sentence_metric: str | None = None) -> dict[str, Any]:
     """All the numbers and charts of a report.
 
     Args:
@@ -41,13 +56,19 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         specs: metric specs (as ``-m``).
         baseline: the system every other is tested against.
         annotation: how to annotate for the linguistic metrics.
-        resamples, seed: of the bootstrap intervals and the paired tests.
+        resamples, seed: bootstrap resamples and randomisation trials (None: ``compare``'s
+            and sacreBLEU's defaults, 1000 resamples and 10,000 trials) and their seed.
         command: the command line, for the provenance section.
         source: the source segments (shown and searched, not scored), if given.
         pair: the two systems of the salient-type analyses (default: the first other system
             and the baseline).
         freq_corpus, freq_name: lines (and the file's name) whose word counts define the
             frequency buckets (default: the references).
+        warnings: what the command warned about the inputs (e.g. tokenised text), shown in
+            the overview.
+        sentence_metric: the metric (a spec of ``specs`` or its display name) of the
+            sentence-level analyses: by length bucket, score differences, examples (default:
+            BLEU if among them, else the first).
     """
     from mtstrata.combine.significance import check_resampling
     from mtstrata.report import data as D
@@ -60,25 +81,31 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     if baseline not in systems:
         raise InputError(f"baseline {baseline!r} is not one of the systems {list(systems)}; "
                          "pass its file stem or include its file in -i.")
-    check_resampling(resamples, seed, len(refs[0]))
+    from mtstrata.commands.compare import DEFAULT_N
+
+    n_bs, n_ar = (DEFAULT_N["bs"], DEFAULT_N["ar"]) if resamples is None else (resamples,
+                                                                               resamples)
+    check_resampling(n_bs, seed, len(refs[0]))
+    check_resampling(n_ar, seed, len(refs[0]))
     ctx = Context(refs, systems, baseline, (), None, source, pair, freq_corpus, freq_name)
     parts = sections()
     for part in parts:
         part.check(ctx)  # bad options are refused before any work
     built = [metrics.create(s) for s in specs]
     labels = metric_labels(specs, built)
+    chosen = choose_metric(specs, labels, built, sentence_metric)
     clock = _Clock()
     run = scoring.compute(systems, refs, built, annotation, keep_segments=True)
     clock("scoring (annotations read or made, statistics)")
     meta = {
         "systems": run.systems, "baseline": baseline, "n_segments": len(refs[0]),
-        "n_refs": len(refs), "source": source is not None,
+        "n_refs": len(refs), "source": source is not None, "warnings": list(warnings),
         "metrics": [{"name": labels[i], "spec": specs[i], "higher": m.higher_is_better,
                      "kind": D.metric_kind(m), "scale": m.capabilities().scale
                      if abs(m.capabilities().scale) != float("inf") else None}
                     for i, m in enumerate(built)],
     }
-    rows = D.overview(run, labels, baseline, resamples, seed)
+    rows = D.overview(run, labels, baseline, n_bs, seed, n_ar)
     clock("intervals and tests")
     data: dict[str, Any] = {
         "meta": meta,
@@ -89,13 +116,13 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     clock("ranking and per-type values")
     data["segments"] = D.segment_table(run, refs, systems, labels, source)
     clock("segment table and annotations")
-    ctx = dataclasses.replace(ctx, labels=labels, run=run)
+    ctx = dataclasses.replace(ctx, labels=labels, run=run, metric=chosen)
     for part in parts:
         value = part.compute(ctx)
         if value is not None:
             data[part.name] = value
         clock(part.phase)
-    data["provenance"] = D.provenance(run, labels, command, resamples, seed)
+    data["provenance"] = D.provenance(run, labels, command, n_bs, seed, n_ar)
     data["charts"] = build_charts(data)
     clock("charts")
     data["provenance"]["timings"] = clock.laps

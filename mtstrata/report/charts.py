@@ -39,7 +39,7 @@ def _json(fig: Any) -> dict[str, Any]:
 def overview_figure(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Mapping[str, Any]],
                     systems: Sequence[str], baseline: str) -> dict[str, Any]:
     """One panel per metric: each system's score with its bootstrap 95% interval; the
-    baseline in grey."""
+    baseline in grey (a report of one system has no baseline)."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -61,7 +61,8 @@ def overview_figure(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Mapping
             hi.append(b - x if b is not None else 0.0)
         fig.add_trace(go.Bar(
             x=xs, y=pos, orientation="h", name=label(m["name"]), showlegend=False,
-            marker_color=["#999999" if s == baseline else PALETTE[0] for s in systems],
+            marker_color=["#999999" if s == baseline and len(systems) > 1 else PALETTE[0]
+                          for s in systems],  # grey: the baseline (none with one system)
             error_x={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo},
             customdata=[label(s) for s in systems],
             hovertemplate="%{customdata}: %{x:.4f}<extra></extra>"),
@@ -100,15 +101,19 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
 
 def layer_figure(layer: Mapping[str, Any], systems: Sequence[str], baseline: str
                  ) -> dict[str, Any]:
-    """The impact against the baseline (reference frequency x difference) of each type, types
-    by largest impact (the per-type scores are the table above the chart)."""
-    types = [t["type"] for t in layer["types"]]
+    """The impact against the baseline (reference frequency x difference) of the first
+    :data:`~mtstrata.report.data.MAX_TYPES` types by largest impact (the per-type scores of
+    every type are the table above the chart)."""
+    from mtstrata.report.data import MAX_TYPES
+
+    shown = layer["types"][:MAX_TYPES]
+    types = [t["type"] for t in shown]
     others = [s for s in systems if s != baseline]
     return grouped_bars(
-        types, {s: [t["impact"].get(s) for t in layer["types"]] for s in others},
+        types, {s: [t["impact"].get(s) for t in shown] for s in others},
         f"{layer['metric']}: impact against {baseline} (reference frequency x difference)",
         "impact", hover=[[f"(difference {_f(t['delta'].get(s))} x frequency {_f(t['freq'])}"
-                          f", {t['count']} in the references)" for t in layer["types"]]
+                          f", {t['count']} in the references)" for t in shown]
                          for s in others])
 
 
@@ -126,7 +131,8 @@ def analysis_figures(an: Mapping[str, Any], systems: Sequence[str]) -> list[dict
         counts = t["ref"] if key == "frequency" else t["sentences"]
         figs.append(grouped_bars(
             [f"{b} ({n})" for b, n in zip(t["buckets"], counts, strict=True)],
-            {s: [x["f"] for x in t["systems"][s]] for s in systems}, title + f" ({unit})",
+            {s: [x["f"] if x["ref"] or x["out"] else None for x in t["systems"][s]]
+             for s in systems}, title + f" ({unit})",
             "F-measure", hover=[[f"({x['match']} matched / {x['ref']} ref / {x['out']} out)"
                                  for x in t["systems"][s]] for s in systems], height=340))
     return figs

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import math
 import platform
-import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
@@ -27,8 +27,10 @@ from mtstrata.metrics.base import Metric
 from mtstrata.scoring import Run
 from mtstrata.segment import Segment
 
-#: per-type values shown per family (the most frequent-and-different types)
+#: per-type rows shown first per family (the rest under "show all"; the data keeps every type)
 MAX_TYPES = 30
+#: digits kept of a p-value (enough to tell the floor 1/(n+1) of n = 10^6 draws from above it)
+P_DIGITS = 12
 
 
 def _num(v: float, digits: int = 4) -> float | None:
@@ -54,23 +56,23 @@ def metric_kind(m: Metric) -> str:
     return "linguistic" if m.requires else "lexical"
 
 
-def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int
-             ) -> list[dict[str, Any]]:
+def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int,
+             n_ar: int | None = None) -> list[dict[str, Any]]:
     """Per metric and system: score, bootstrap 95% interval, and the paired tests against the
     baseline, with the numbers ``mtstrata compare`` gives for the same seed (same resamples):
-    the bootstrap difference's interval and two-sided p, the randomisation's two-sided p
-    (sacreBLEU's --paired-bs and --paired-ar).
+    the bootstrap difference's interval and two-sided p (``n`` resamples), the
+    randomisation's two-sided p (``n_ar`` trials, default ``n``) (sacreBLEU's --paired-bs and
+    --paired-ar).
 
     Every system's statistics are resampled once and serve its interval and its difference to
-    the baseline (``compare`` resamples per comparison: same draws, same numbers).
+    the baseline, and the randomisation's trials are drawn once for every comparison
+    (``compare`` draws per comparison: same draws, same numbers).
     """
-    from mtstrata.combine.significance import (
-        approximate_randomization,
-        bootstrap_p,
-        resample_counts,
-    )
+    from mtstrata.combine.significance import bootstrap_p, resample_counts
 
-    counts = resample_counts(len(run.stats[(run.systems[0], 0)]), n, seed)
+    n_seg = len(run.stats[(run.systems[0], 0)])
+    counts = resample_counts(n_seg, n, seed)
+    trials = _Trials(n_seg, n_ar or n, seed) if len(run.systems) > 1 else None
     rows = []
     for i, m in enumerate(progress.track(run.metrics, "report: significance", unit="metric")):
         stats = {s: run.stats[(s, i)] for s in run.systems}
@@ -92,11 +94,37 @@ def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int
                 row.update(
                     delta=_num(full[s] - full[baseline]), delta_ci=[_num(dlo), _num(dhi)],
                     bs_p=None if undefined else _num(bootstrap_p(
-                        boot[s], boot[baseline], full[s] - full[baseline])),
-                    ar_p=_num(approximate_randomization(m.score, stats[s], stats[baseline],
-                                                        n=n, seed=seed).p))
+                        boot[s], boot[baseline], full[s] - full[baseline]), P_DIGITS),
+                    ar_p=_num(trials.p(m.score, stats[s], stats[baseline]) if trials
+                              else math.nan, P_DIGITS))
             rows.append(row)
     return rows
+
+
+class _Trials:
+    """The trials of :func:`mtstrata.combine.significance.approximate_randomization` (its
+    draws for ``seed``: which system each segment's statistics go to), drawn once for every
+    comparison of a report; :meth:`p` computes its p with the same expressions, so the same p
+    as ``compare`` (tests/test_report.py checks they agree)."""
+
+    def __init__(self, n_segments: int, n: int, seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        self.pos = rng.integers(2, size=(n, n_segments), dtype=bool).astype(float)
+        self.neg = 1.0 - self.pos
+
+    def p(self, score: Any, a: np.ndarray, b: np.ndarray) -> float:
+        """Two-sided p of ``score(a) != score(b)`` (NaN where the metric is undefined)."""
+        from mtstrata.combine.significance import _scores
+
+        delta = abs(score(a.sum(0)) - score(b.sum(0)))
+        if np.isnan(delta):
+            return math.nan
+        sa = self.pos @ a + self.neg @ b
+        sb = self.neg @ a + self.pos @ b
+        d = np.abs(_scores(score, sa) - _scores(score, sb))
+        if np.isnan(d).any():
+            return math.nan
+        return (int((d > delta).sum()) + 1) / (len(self.pos) + 1)
 
 
 def ranking(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Mapping[str, Any]],
@@ -127,9 +155,14 @@ def layer_details(run: Run, labels: Sequence[str], baseline: str) -> list[dict[s
     """Per-type values of every metric whose statistics count types in the references
     (``ref:<type>`` columns, the linguistic families): for each type its reference frequency
     (share of the reference elements), the value per system (``score --details``), the
-    difference to the baseline and the impact, frequency x difference; types sorted by the
-    largest absolute impact over the systems."""
+    difference to the baseline and the impact, frequency x difference.
+
+    Every type is kept (the page shows the first :data:`MAX_TYPES` and the rest under "show
+    all"), in the order ``order`` names: with other systems, by the largest absolute impact
+    over them (``impact``); with one system there is no difference to rank by, so by the
+    largest share of the reference (``share``), then by name."""
     out = []
+    alone = len(run.systems) < 2
     for i, m in enumerate(run.metrics):
         names = list(m.stat_names()) if hasattr(m, "stat_names") else []
         ref_cols = {n[4:]: k for k, n in enumerate(names) if n.startswith("ref:")}
@@ -153,11 +186,15 @@ def layer_details(run: Run, labels: Sequence[str], baseline: str) -> list[dict[s
             impact = {s: _num(freq * d) if d is not None else None for s, d in delta.items()}
             types.append({"type": t, "freq": _num(freq), "count": int(base_tot[k]),
                           "scores": vals, "delta": delta, "impact": impact})
-        types.sort(key=lambda x: -max([abs(v) for v in x["impact"].values() if v is not None],
-                                      default=0.0))
+        if alone:
+            types.sort(key=lambda x: (-x["count"], x["type"]))
+        else:
+            types.sort(key=lambda x: (-max([abs(v) for v in x["impact"].values()
+                                            if v is not None], default=0.0), -x["count"],
+                                      x["type"]))
         if types:
-            out.append({"metric": labels[i], "family": family, "types": types[:MAX_TYPES],
-                        "n_types": len(types)})
+            out.append({"metric": labels[i], "family": family, "types": types,
+                        "n_types": len(types), "order": "share" if alone else "impact"})
     return out
 
 
@@ -299,8 +336,8 @@ def _mean_defined(rows: list[np.ndarray]) -> np.ndarray:
     return np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)
 
 
-def provenance(run: Run, labels: Sequence[str], command: Sequence[str], n: int, seed: int
-               ) -> dict[str, Any]:
+def provenance(run: Run, labels: Sequence[str], command: Sequence[str], n: int, seed: int,
+               n_ar: int | None = None) -> dict[str, Any]:
     """What made the numbers: signatures, annotator and model versions, the command."""
     from mtstrata import lock
     from mtstrata.errors import MtstrataError
@@ -322,11 +359,8 @@ def provenance(run: Run, labels: Sequence[str], command: Sequence[str], n: int, 
                        for i in range(len(run.metrics))],
         "annotation": run.annotation,
         "models": models,
-        "command": " ".join(_quote(a) for a in command),
-        "resamples": n, "seed": seed,
+        "command": shlex.join(command),
+        "resamples": n, "trials": n_ar or n, "seed": seed,
         "created": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
-
-def _quote(arg: str) -> str:
-    return arg if re.fullmatch(r"[\w@%+=:,./*()-]+", arg) else "'" + arg.replace("'", "'\\''") + "'"

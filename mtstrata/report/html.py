@@ -41,10 +41,52 @@ def encode(data: Mapping[str, Any]) -> str:
 
 
 def decode(page: str) -> dict[str, Any]:
-    """The data embedded in a rendered page (for tests and tools)."""
+    """The data embedded in a rendered page (for tests and tools), its charts included."""
     start = page.index('id="report-data">') + len('id="report-data">')
     end = page.index("</script>", start)
-    return json.loads(gzip.decompress(base64.b64decode(page[start:end].strip())))  # type: ignore[no-any-return]
+    data: dict[str, Any] = json.loads(gzip.decompress(base64.b64decode(page[start:end].strip())))
+    start = page.index('id="chart-data">') + len('id="chart-data">')
+    end = page.index("</script>", start)
+    data["charts"] = unshare(json.loads(page[start:end]))
+    return data
+
+
+def share(charts: Mapping[str, Any]) -> dict[str, Any]:
+    """The charts with the Plotly template they all use stored once (``template``; a figure
+    keeps its own only if it differs): the page reads them as plain JSON before anything
+    else, so they are drawn before the load event (:data:`TEMPLATE`'s script)."""
+    figs = [charts["overview"], *charts.get("layers", []), *charts.get("analyses", [])]
+    common = figs[0]["layout"].get("template") if figs else None
+
+    def strip(fig: Mapping[str, Any]) -> dict[str, Any]:
+        if common is None or fig["layout"].get("template") != common:
+            return dict(fig)
+        return {**fig, "layout": {k: v for k, v in fig["layout"].items() if k != "template"}}
+
+    out: dict[str, Any] = {k: ([strip(f) for f in v] if isinstance(v, list) else strip(v))
+                           for k, v in charts.items()}
+    out["template"] = common
+    return out
+
+
+def unshare(charts: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`share` undone."""
+    common = charts.get("template")
+
+    def put(fig: Mapping[str, Any]) -> dict[str, Any]:
+        if common is None or "template" in fig["layout"]:
+            return dict(fig)
+        return {**fig, "layout": {**fig["layout"], "template": common}}
+
+    return {k: ([put(f) for f in v] if isinstance(v, list) else put(v))
+            for k, v in charts.items() if k != "template"}
+
+
+def script_json(value: Any) -> str:
+    """JSON safe inside a ``<script>`` element (every ``<`` as ``\\u003c``: no ``</script>``
+    or ``<!--`` can end or change it)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":")).replace("<", "\\u003c")
 
 
 def plotly_version(js: str) -> str:
@@ -63,7 +105,6 @@ def parts(data: Mapping[str, Any]) -> dict[str, str]:
     body, links = sections.render(data, sections.sections())
     return {
         "REPORT_TITLE": static.esc(f"mtstrata report: {len(meta['systems'])} systems"),
-        "BASELINE": static.esc(meta["baseline"]),
         "OVERVIEW": static.overview_table(data),
         "SIGNIFICANCE": static.significance_table(data),
         "DISAGREEMENT": static.disagreement_table(data),
@@ -71,7 +112,8 @@ def parts(data: Mapping[str, Any]) -> dict[str, str]:
         "SECTIONS": body,
         "SECTION_LINKS": links,
         "PROVENANCE": static.provenance(data),
-        "REPORT_DATA": encode(data),
+        "REPORT_DATA": encode({k: v for k, v in data.items() if k != "charts"}),
+        "CHART_DATA": script_json(share(data["charts"])),
         "PLOTLY_JS": PLOTLY_JS.read_text(encoding="utf-8"),
     }
 

@@ -38,6 +38,19 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "",
     return f"<table{c}{attrs}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def p_value(p: float | None, n: int | None) -> str:
+    """A p-value as ``compare`` prints it: ``<= 1/(n+1)`` at the floor of ``n`` draws."""
+    from mtstrata.commands.compare import p_text
+
+    return p_text(p, n)
+
+
+def _draws(data: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """Bootstrap resamples and randomisation trials of the report's tests."""
+    p = data.get("provenance", {})
+    return p.get("resamples"), p.get("trials", p.get("resamples"))
+
+
 def _mark(row: Mapping[str, Any], higher: bool) -> tuple[str, str]:
     """▲/▼ and its class when the randomisation test against the baseline gives p < 0.05."""
     if row["ar_p"] is None or row["delta"] is None or row["delta"] == 0 or row["ar_p"] >= 0.05:
@@ -53,8 +66,10 @@ def overview_table(data: Mapping[str, Any]) -> str:
     header = ["system"] + [f'<span title="{esc(m["spec"])}">{esc(m["name"])}'
                            f'{"" if m["higher"] else " ↓"}</span>' for m in meta["metrics"]]
     rows = []
+    alone = len(meta["systems"]) < 2
+    n_bs, n_ar = _draws(data)
     for s in meta["systems"]:
-        cells = [f"<td>{esc(s)}{' (baseline)' if s == meta['baseline'] else ''}</td>"]
+        cells = [f"<td>{esc(s)}{'' if alone or s != meta['baseline'] else ' (baseline)'}</td>"]
         for m in meta["metrics"]:
             r = by[(m["name"], s)]
             lo, hi = r["ci"]
@@ -63,19 +78,35 @@ def overview_table(data: Mapping[str, Any]) -> str:
             if s != meta["baseline"] and r["delta"] is not None:
                 dci = r["delta_ci"] or [None, None]
                 title += (f"; delta {fmt(r['delta'])} [{fmt(dci[0])}, {fmt(dci[1])}]; "
-                          f"randomisation p {fmt(r['ar_p'])}; bootstrap p {fmt(r['bs_p'])}")
+                          f"randomisation p {p_value(r['ar_p'], n_ar)}; bootstrap p "
+                          f"{p_value(r['bs_p'], n_bs)}")
                 mark, cls = _mark(r, m["higher"])
             cells.append(f'<td class="num {cls}" title="{esc(title)}" data-metric="'
-                         f'{esc(m["name"])}" data-system="{esc(s)}">{fmt(r["score"])} '
-                         f'<span class="note">[{fmt(lo, 3)}, {fmt(hi, 3)}]</span>{mark}</td>')
+                         f'{esc(m["name"])}" data-system="{esc(s)}">{fmt(r["score"])}{mark}'
+                         f'<br><span class="note">[{fmt(lo, 3)}, {fmt(hi, 3)}]</span></td>')
         rows.append(cells)
-    return _table(header, rows, attrs=' id="overview-scores"')
+    note = ('<p class="note">Corpus scores as <code>mtstrata score</code> prints them, with '
+            "bootstrap 95% intervals")
+    if alone:
+        note += " (one system: nothing to compare it with).</p>"
+    else:
+        note += (f'; ▲/▼: better/worse than the baseline <b id="baseline-name">'
+                 f'{esc(meta["baseline"])}</b> by paired approximate randomisation (two-sided p '
+                 "&lt; 0.05; the numbers are in the title of each cell and in the table of "
+                 "differences).</p>")
+    warned = "".join(f'<p class="noscript warning">{esc(w)}</p>'
+                     for w in meta.get("warnings", ()))
+    # the interval under the score and a scroll box of its own: many metrics (ULC and its
+    # members) never widen the page past the window
+    return (warned + note + '<div class="scroll">' +
+            _table(header, rows, attrs=' id="overview-scores"') + "</div>")
 
 
 def significance_table(data: Mapping[str, Any]) -> str:
     """The paired tests against the baseline, every number spelled out (as ``compare``)."""
     meta = data["meta"]
     higher = {m["name"]: m["higher"] for m in meta["metrics"]}
+    n_bs, n_ar = _draws(data)
     rows = []
     for r in data["overview"]:
         if r["system"] == meta["baseline"] or r["delta"] is None:
@@ -85,11 +116,14 @@ def significance_table(data: Mapping[str, Any]) -> str:
         rows.append([f"<td>{esc(r['metric'])}</td>", f"<td>{esc(r['system'])}</td>",
                      f'<td class="num {cls}">{fmt(r["delta"])}{mark}</td>',
                      f'<td class="num">[{fmt(dci[0])}, {fmt(dci[1])}]</td>',
-                     f'<td class="num">{fmt(r["ar_p"])}</td>',
-                     f'<td class="num">{fmt(r["bs_p"])}</td>'])
+                     f'<td class="num">{esc(p_value(r["ar_p"], n_ar))}</td>',
+                     f'<td class="num">{esc(p_value(r["bs_p"], n_bs))}</td>'])
     if not rows:
         return ""
     return ("<details><summary>Differences to the baseline, with their tests</summary>" +
+            (f"<p class='note'>As <code>mtstrata compare</code> prints them ({n_bs:,} bootstrap"
+             f" resamples, {n_ar:,} randomisation trials): two-sided p; <code>&lt;= 1/(n+1)"
+             "</code> is the smallest p n draws can give.</p>" if n_bs and n_ar else "") +
             _table(["metric", "system", "difference", "95% interval", "randomisation p",
                     "bootstrap p"], rows) + "</details>")
 
@@ -97,8 +131,10 @@ def significance_table(data: Mapping[str, Any]) -> str:
 def disagreement_table(data: Mapping[str, Any]) -> str:
     """Kendall's tau between the metrics' rankings (a coloured table) and the split pairs."""
     names = [m["name"] for m in data["meta"]["metrics"]]
+    if len(data["meta"]["systems"]) < 2:  # one system: no ranking
+        return ""
     tau = data["ranking"]["tau"]
-    out = ""
+    out = "<h3>Where the metrics disagree on the ranking</h3>"
     if len(names) > 1 and any(v is not None for row in tau for v in row):
         rows = [[f"<th>{esc(a)}</th>"] + [
             f'<td class="num" style="background:{_diverging(v)}">{fmt(v, 2)}</td>'
@@ -133,31 +169,60 @@ def _sequential(v: float | None) -> str:
     return f"rgb({int(255 - 130 * v)},{int(255 - 40 * v)},{int(255 - 130 * v)})"
 
 
+#: what each order of :func:`mtstrata.report.data.layer_details` means, as a heading says it
+ORDERS = {"impact": "by largest impact against the baseline",
+          "share": "by share of the reference"}
+
+
 def layer_tables(data: Mapping[str, Any]) -> str:
     """Per family: each type's reference count and frequency, score per system (coloured),
-    difference and impact against the baseline."""
+    difference and impact against the baseline; the first :data:`~.data.MAX_TYPES` types in
+    the table, every other under "show all" (a ``<details>``: no JavaScript needed), in the
+    order the heading names."""
+    from mtstrata.report.data import MAX_TYPES
+
     meta = data["meta"]
     systems, base = meta["systems"], meta["baseline"]
     if not data["layers"]:
         return ("<p>No linguistic family in this run (add e.g. -m 'SP-Op(*)' 'NE-Oe(*)' "
                 "'SR-Or(*)').</p>")
-    out = []
+    alone = len(systems) < 2
+    if alone:
+        out = [f"<p class='note'>For each linguistic family: every type's count in the "
+               f"references, its share of the reference elements and the score of "
+               f"{esc(systems[0])} (darker: higher), types {ORDERS['share']} (one system: no "
+               "difference to rank by).</p>"]
+    else:
+        out = ["<p class='note'>For each linguistic family: every type's count in the "
+               "references and its share of the reference elements, the score of every system "
+               "(darker: higher), and the impact against the baseline (share x difference of "
+               "the score), types sorted by the largest impact over the systems.</p>"]
+    header = ["type", "count in refs", "share"] + [esc(s) for s in systems] + [
+        f"impact {esc(s)}" for s in systems if s != base]
+
+    def row(t: Mapping[str, Any]) -> list[str]:
+        cells = [f"<td>{esc(t['type'])}</td>", f'<td class="num">{t["count"]}</td>',
+                 f'<td class="num">{fmt(t["freq"], 3)}</td>']
+        cells += [f'<td class="num" style="background:{_sequential(t["scores"][s])}">'
+                  f'{fmt(t["scores"][s], 3)}</td>' for s in systems]
+        return cells + [f'<td class="num">{fmt(t["impact"][s], 4)}</td>'
+                         for s in systems if s != base]
+
     for k, layer in enumerate(data["layers"]):
-        header = ["type", "count in refs", "share"] + [esc(s) for s in systems] + [
-            f"impact {esc(s)}" for s in systems if s != base]
-        rows = []
-        for t in layer["types"]:
-            cells = [f"<td>{esc(t['type'])}</td>", f'<td class="num">{t["count"]}</td>',
-                     f'<td class="num">{fmt(t["freq"], 3)}</td>']
-            cells += [f'<td class="num" style="background:{_sequential(t["scores"][s])}">'
-                      f'{fmt(t["scores"][s], 3)}</td>' for s in systems]
-            cells += [f'<td class="num">{fmt(t["impact"][s], 4)}</td>'
-                      for s in systems if s != base]
-            rows.append(cells)
-        out.append(f"<h3>{esc(layer['metric'])} ({len(layer['types'])} of {layer['n_types']} "
-                   "types shown, by largest impact)</h3>" +
-                   '<div class="scroll">' + _table(header, rows, cls="heat") + "</div>" +
-                   f'<div class="chart layer-chart" data-fig="{k}">{NOSCRIPT_CHART}</div>')
+        types, n = layer["types"], layer["n_types"]
+        order = ORDERS[layer.get("order", "share" if alone else "impact")]
+        shown = types[:MAX_TYPES]
+        what = f"all {n} types" if len(shown) == n else f"{len(shown)} of {n} types shown"
+        h = (f'<h3>{esc(layer["metric"])} ({what}, {order})</h3><div class="scroll">' +
+             _table(header, [row(t) for t in shown], cls="heat",
+                    attrs=f' data-family="{esc(layer["metric"])}"') + "</div>")
+        if len(types) > len(shown):
+            h += (f'<details class="show-all"><summary>show all {n} types</summary>'
+                  f'<div class="scroll">' + _table(header, [row(t) for t in types],
+                                                   cls="heat all-types") + "</div></details>")
+        if not alone:
+            h += f'<div class="chart layer-chart" data-fig="{k}">{NOSCRIPT_CHART}</div>'
+        out.append(h)
     return "".join(out)
 
 
@@ -173,7 +238,8 @@ def provenance(data: Mapping[str, Any]) -> str:
             kv("created", esc(p["created"])), kv("python", esc(p["python"])),
             kv("libraries", ", ".join(f"{esc(k)} {esc(v)}" for k, v in p["libraries"].items())),
             kv("annotation", esc(p["annotation"] or "(none: text metrics only)")),
-            kv("bootstrap / randomisation", f"{p['resamples']} resamples, seed {p['seed']}"),
+            kv("bootstrap / randomisation", f"{p['resamples']:,} resamples, "
+               f"{p.get('trials', p['resamples']):,} trials, seed {p['seed']}"),
             kv("build time", "; ".join(f"{esc(t['phase'])} {t['wall_s']} s (CPU {t['cpu_s']} s)"
                                        for t in p.get("timings", [])))]
     if p.get("inputs"):

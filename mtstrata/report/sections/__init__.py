@@ -40,6 +40,8 @@ class Context:
     pair: Sequence[str] | None = None  # --pair
     freq_corpus: Sequence[str] | None = None  # --freq-corpus's lines
     freq_name: str | None = None  # and its file's name
+    metric: int | None = None  # the sentence-level analyses' metric (--sentence-metric), by
+    # its position in the run (None when checked, before scoring)
 
 
 class Section(Protocol):
