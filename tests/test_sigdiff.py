@@ -158,3 +158,19 @@ def test_clusters_follow_assign_ranks():
     # AssignRanks: C starts rank 2 (A, of rank 1, beats it); D: only C (rank 2 from C) counts
     assert got == {"A": 1, "B": 1, "C": 2, "D": 2}
     assert sigdiff.ranks({"A": 0.9, "B": float("nan")}, lambda a, b: 0.0) == {"A": 1}
+
+
+@pytest.mark.parametrize(("stat", "grouped_by_item"), [
+    (stats.pearson, False), (stats.spearman, False), (stats.kendall, False),
+    (stats.pairwise_accuracy, False), (stats.kendall, True)])
+def test_vectorised_resample_statistics_equal_the_statistic_row_by_row(stat, grouped_by_item):
+    rng = np.random.default_rng(11)
+    n = 12
+    x = rng.integers(0, 4, size=(60, n)).astype(float)  # ties, and constant rows now and then
+    x[3] = 1.0
+    human = rng.integers(0, 5, size=n).astype(float)
+    groups = np.repeat(np.arange(5), [1, 2, 3, 3, 3]) if grouped_by_item else None
+    fn = sigdiff.grouped(stat)
+    want = np.nan_to_num([fn(row, human, groups) for row in x], nan=0.0)
+    got = sigdiff._on_hybrids(stat, fn, x, human, groups)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)

@@ -25,6 +25,11 @@ definitions, and its significance clusters:
 * **Clusters** (mt-metrics-eval's ``AssignRanks``, the ranks of the WMT metrics tasks):
   metrics sorted by decreasing statistic; a metric starts a new rank when a metric of its
   current rank (listed before it) correlates significantly better (p <= alpha).
+
+The resampled statistics are vectorised over the resamples where that is cheap (Pearson,
+Spearman, system-level Kendall and pairwise accuracy, item-wise Kendall: equal to the
+statistic row by row, tested). ``meta --versus`` runs these over its tables:
+:mod:`mtstrata.combine.versus`.
 """
 
 from __future__ import annotations
@@ -97,12 +102,59 @@ def grouped(stat: Statistic) -> GroupedStatistic:
     return fn
 
 
-def _on_hybrids(fn: GroupedStatistic, x: np.ndarray, human: np.ndarray,
+#: the most item pairs per row for which the rank statistics compare a row's pairs directly,
+#: vectorised over the resamples (system level); longer rows go through scipy, one at a time
+ROW_PAIRS = 5000
+
+
+def _itemwise_rows(x: np.ndarray, human: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Item-wise Kendall (:func:`~mtstrata.combine.stats.kendall_grouped`) of every row of
+    ``x``: the groups of each size, of every row, evaluated together."""
+    from mtstrata.combine.stats import _itemwise_taus
+
+    order = np.argsort(groups, kind="stable")
+    g = groups[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]]) if g.size else np.empty(0, int)
+    sizes = np.diff(np.r_[starts, g.size])
+    rows = x.shape[0]
+    taus = []
+    for k in np.unique(sizes[sizes >= 2]):
+        idx = order[starts[sizes == k][:, None] + np.arange(k)]  # (groups of size k, k)
+        hs = np.broadcast_to(human[idx], (rows, *idx.shape)).reshape(-1, k)
+        taus.append(_itemwise_taus(x[:, idx].reshape(-1, k), hs, "b").reshape(rows, -1))
+    if not taus:
+        return np.full(rows, np.nan)
+    t = np.concatenate(taus, axis=1)
+    ok = ~np.isnan(t)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok.any(1), np.where(ok, t, 0.0).sum(1) / ok.sum(1), np.nan)
+
+
+def _on_hybrids(stat: Statistic, fn: GroupedStatistic, x: np.ndarray, human: np.ndarray,
                 groups: np.ndarray | None) -> np.ndarray:
     """The statistic of every row of ``x`` (resamples x items), 0 where it is undefined
-    (mt-metrics-eval's convention for a resample)."""
-    if groups is None and getattr(fn, "stat", None) is pearson:  # vectorised over the rows
+    (mt-metrics-eval's convention for a resample). Pearson, Spearman, short-row Kendall and
+    pairwise accuracy, and item-wise Kendall are vectorised over the rows (the same numbers as
+    the statistic row by row, tested); anything else is computed row by row."""
+    from mtstrata.combine.stats import _row_counts, _sps, _tau, pairwise_accuracy, spearman
+
+    n = x.shape[1]
+    if groups is None and stat in (pearson, spearman):
+        if stat is spearman:
+            x, human = _sps().rankdata(x, axis=1), _sps().rankdata(human)
         vals = _pearson_rows(x, np.broadcast_to(human, x.shape))
+    elif (groups is None and stat in (kendall, pairwise_accuracy)
+          and 0 < n * (n - 1) // 2 <= ROW_PAIRS):
+        step = max(1, CHUNK // (n * (n - 1) // 2))
+        parts = []
+        for b in range(0, len(x), step):
+            c = _row_counts(x[b:b + step], np.broadcast_to(human, x[b:b + step].shape))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                parts.append(_tau(c, "b") if stat is kendall else np.where(
+                    c.pairs > 0, (c.concordant + c.both_ties) / c.pairs, np.nan))
+        vals = np.concatenate(parts)
+    elif groups is not None and stat is kendall:
+        vals = _itemwise_rows(x, human, groups)
     else:
         vals = np.array([fn(row, human, groups) for row in x], float)
     return np.nan_to_num(vals, nan=0.0)
@@ -134,7 +186,8 @@ def perm_both_draws(stat: Statistic, human: np.ndarray, metric: np.ndarray,
     diffs = []
     for w in _swaps(human.size, k, seed):
         ha, hb = np.where(w, b, a), np.where(w, a, b)
-        diffs.append(_on_hybrids(fn, ha, human, groups) - _on_hybrids(fn, hb, human, groups))
+        diffs.append(_on_hybrids(stat, fn, ha, human, groups)
+                     - _on_hybrids(stat, fn, hb, human, groups))
     return delta, np.concatenate(diffs)
 
 
@@ -275,93 +328,3 @@ def clusters(tests: Sequence[SigDiff], values: dict[tuple[str, str, str, str], f
         got = ranks(vals, lambda a, b, ps=ps: ps[(a, b)], alpha)
         out += [Rank(lp, level, stat, test, m, r, alpha) for m, r in got.items()]
     return out
-
-
-def resolve_versus(given: str, names: dict[str, str]) -> str:
-    """The record name ``--versus`` means: ``all``, a record name, or a spec given with
-    ``-m`` (``names``: spec or name -> record name). Anything else is refused, naming the
-    metrics evaluated."""
-    from mtstrata.errors import InputError
-
-    evaluated = list(dict.fromkeys(names.values()))
-    if len(evaluated) < 2:
-        raise InputError(f"--versus {given}: a metric-vs-metric test needs at least two "
-                         f"metrics, and this run evaluates {len(evaluated)} "
-                         f"({', '.join(evaluated) or 'none'}); add metrics with -m or --ulc.")
-    if given == "all":
-        return given
-    if given in names:
-        return names[given]
-    folded = [n for n in evaluated if n.casefold() == given.casefold()]
-    if len(folded) == 1:
-        return folded[0]
-    raise InputError(f"--versus {given}: not a metric of this run; the metrics evaluated "
-                     f"(-m, --ulc) are {', '.join(evaluated)}. Name one of them, add it with "
-                     f"-m {given}, or give --versus all to test every pair.")
-
-
-def format_tests(tests: Sequence[SigDiff], rank_list: Sequence[Rank], seed: int) -> str:
-    """The text section of the tests and clusters."""
-    if not tests:
-        return ""
-    k = next((t.resamples for t in tests if t.resamples is not None), 0)
-    head = ["lp", "level", "statistic", "test", "metric", "versus", "delta", "p"]
-    body = [[t.lp, t.level, t.statistic, t.test, t.metric, t.versus,
-             "–" if math.isnan(t.delta) else f"{t.delta:+.3f}",
-             "–" if math.isnan(t.p) else f"{t.p:.4f}"] for t in tests]
-    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    lines = ["", "metric vs metric (p: the metric correlates better than versus; delta: "
-             "metric minus versus):",
-             *("  ".join(c.rjust(w) if i >= 6 else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-               for r in [head, *body]),
-             f"perm-both: PERM-BOTH permutation test (Deutsch et al. 2021), {k} resamples, "
-             f"seed {seed}; williams: Williams' test, one-sided (Pearson only)"]
-    by: dict[tuple[str, str, str, str], list[Rank]] = {}
-    for r in rank_list:
-        by.setdefault((r.lp, r.level, r.statistic, r.ranked_by), []).append(r)
-    if by:
-        lines += ["", "significance clusters (rank 1 best; a new rank where a metric of the "
-                  "rank above beats it at p <= 0.05, as the WMT metrics tasks rank):"]
-        for (lp, level, stat, test), rs in by.items():
-            groups: dict[int, list[str]] = {}
-            for r in rs:
-                groups.setdefault(r.rank, []).append(r.metric)
-            lines.append(f"  {lp} {level}.{stat} {test}: " + "; ".join(
-                f"{rank}: {', '.join(ms)}" for rank, ms in groups.items()))
-    return "\n".join(lines) + "\n"
-
-
-def format_tests_tsv(tests: Sequence[SigDiff], rank_list: Sequence[Rank]) -> str:
-    """Two more TSV tables after a blank line each: the tests, then the clusters."""
-    from mtstrata.output import tsv
-
-    if not tests:
-        return ""
-    cols = ["lp", "level", "statistic", "test", "metric", "versus", "delta", "p", "resamples"]
-    out = "\n" + tsv(cols, [[t.lp, t.level, t.statistic, t.test, t.metric, t.versus, t.delta,
-                              t.p, t.resamples] for t in tests])
-    if rank_list:
-        rc = ["lp", "level", "statistic", "ranked_by", "metric", "rank", "alpha"]
-        out += "\n" + tsv(rc, [[getattr(r, c) for c in rc] for r in rank_list])
-    return out
-
-
-def meta_tests(tables: Sequence[object], specs: Sequence[str], ulcs: dict[str, object],
-               names: dict[str, str], records: Sequence[object], versus: str, *,
-               k: int = 1000, seed: int = 12345) -> tuple[list[SigDiff], list[Rank]]:
-    """``meta --versus``: the tests of every table (:func:`table_tests`) and, for ``all``,
-    the significance clusters of each statistic."""
-    from mtstrata.combine.report import metric_arrays, record_items
-
-    items = record_items(specs, ulcs, names)  # type: ignore[arg-type]
-    pairs = pairs_to_test([name for _, name, _ in items], versus)
-    tests: list[SigDiff] = []
-    for t in tables:
-        arrays = {name: metric_arrays(t, key, ulc)  # type: ignore[arg-type]
-                  for key, name, ulc in items}
-        tests += table_tests(t.lp, t.sys_human, t.seg_human, t.seg_idx,  # type: ignore[attr-defined]
-                             arrays, pairs, k=k, seed=seed)
-    values = {(r.lp, r.metric, r.level, r.statistic): r.value  # type: ignore[attr-defined]
-              for r in records}
-    return tests, (clusters(tests, values) if versus == "all" else [])

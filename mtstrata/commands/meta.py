@@ -241,7 +241,6 @@ def check_numbers(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mtstrata.combine import sigdiff
     from mtstrata.combine.report import (
         format_records,
         format_tsv,
@@ -250,6 +249,12 @@ def run(args: argparse.Namespace) -> int:
         with_average,
     )
     from mtstrata.combine.table import metric_signatures_of
+    from mtstrata.combine.versus import (
+        format_tests,
+        format_tests_tsv,
+        meta_tests,
+        resolve_versus,
+    )
     from mtstrata.commands import _options
     from mtstrata.commands.score import annotation_options
     from mtstrata.errors import InputError
@@ -265,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
     versus = None
     if args.versus is not None:  # checked before any score table is built
         known = {**names, **{n: n for n in names.values()}, **{n: n for n in sets}}
-        versus = sigdiff.resolve_versus(args.versus, known)
+        versus = resolve_versus(args.versus, known)
     needed = list(dict.fromkeys([*specs, *(m for c, _ in sets.values() for m in c.metrics)]))
     tables = load_tables(args, needed)
     options = annotation_options(args)
@@ -280,17 +285,15 @@ def run(args: argparse.Namespace) -> int:
                 [sig], table.nrefs, options)[0]
         records += table_records(table, specs, ulcs, n=args.bootstrap, seed=args.seed,
                                  names=names, signatures=sigs)
-    records = [*with_average(records), *pooled_accuracy(tables, specs, ulcs, names=names,
-                                                             records=records)]
-    tests, ranks = (sigdiff.meta_tests(tables, specs, ulcs, names, records, versus,
-                                       k=args.resamples, seed=args.seed)
-                    if versus else ([], []))
+    records = [*with_average(records),
+               *pooled_accuracy(tables, specs, ulcs, names=names, records=records)]
+    tests, ranks = (meta_tests(tables, specs, ulcs, names, records, versus,
+                               k=args.resamples, seed=args.seed) if versus else ([], []))
     if args.format == "json":
         sys.stdout.write(_output.dumps([r.to_dict() for r in [*records, *tests, *ranks]]))
     elif args.format == "tsv":
-        sys.stdout.write(format_tsv(records) + sigdiff.format_tests_tsv(tests, ranks))
+        sys.stdout.write(format_tsv(records) + format_tests_tsv(tests, ranks))
     else:
-        sys.stdout.write(format_records(records) + sigdiff.format_tests(tests, ranks,
-                                                                        args.seed))
+        sys.stdout.write(format_records(records) + format_tests(tests, ranks, args.seed))
     return 0
 
