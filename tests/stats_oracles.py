@@ -76,3 +76,56 @@ def mtme_agreement(metric, human):
         agree += np.sign(a[0] - b[0]) == np.sign(a[1] - b[1])
         pairs += 1
     return agree / pairs if pairs else float("nan")
+
+
+def mtme_permutation_sig_diff(gold, scores1, scores2, corr_fcn, lens=None, k=1000, seed=0):
+    """mt-metrics-eval's ``stats.PermutationSigDiff`` (PERM-BOTH), written again from its
+    algorithm for the tests (mt_metrics_eval is not on PyPI): gold and the two metrics' scores
+    as flat vectors with the group sizes ``lens`` (one group: no averaging); both metrics
+    z-scored over all items (scipy); each of ``k`` draws takes a fair coin per item
+    (``binomial(1, 0.5)``) to swap the metrics there; the correlation of a group with a
+    constant side is NaN, NaN groups are dropped from the average and an empty average is 0;
+    p = share of draws with corr(hybrid2) - corr(hybrid1) >= delta, for "metric 2 correlates
+    better than metric 1". No early stop (its default block equals k = 1000)."""
+    import scipy.stats
+
+    gold = np.asarray(gold, float)
+    m1 = scipy.stats.zscore(np.asarray(scores1, float))
+    m2 = scipy.stats.zscore(np.asarray(scores2, float))
+    lens = [len(gold)] if lens is None else list(lens)
+    starts = np.r_[0, np.cumsum(lens)]
+    bounds = list(zip(starts[:-1], starts[1:], strict=True))
+
+    def corr(ms):
+        vals = []
+        for b, e in bounds:
+            g, m = gold[b:e], ms[b:e]
+            if e - b < 2 or np.all(g == g[0]) or np.all(m == m[0]):
+                vals.append(np.nan)
+            else:
+                vals.append(corr_fcn(g, m)[0])
+        vals = np.asarray(vals, float)
+        vals = vals[~np.isnan(vals)]
+        return np.average(vals) if len(vals) else 0
+
+    rng = np.random.RandomState(seed)
+    delta = corr(m2) - corr(m1)
+    large = 0
+    for _ in range(k):
+        w1 = rng.binomial(1, 0.5, len(m1))
+        w2 = 1 - w1
+        c1, c2 = corr(w1 * m1 + w2 * m2), corr(w2 * m1 + w1 * m2)
+        large += c2 - c1 >= delta
+    return large / k, delta
+
+
+def mtme_williams(r12, r13, r23, n):
+    """mt-metrics-eval's ``stats.WilliamsTest`` (one-sided), written again from its formula:
+    r12, r13 the two metrics' correlations with gold, r23 theirs with each other."""
+    import scipy.stats
+
+    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r23 * r13
+    rbar = (r12 + r13) / 2
+    tnum = (r12 - r13) * np.sqrt((n - 1) * (1 + r23))
+    tden = np.sqrt(2 * (n - 1) / (n - 3) * k + rbar**2 * (1 - r23) ** 3)
+    return scipy.stats.t.sf(np.abs(tnum / tden), n - 3)

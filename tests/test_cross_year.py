@@ -184,9 +184,12 @@ def test_from_json_writes_both_sections_from_an_earlier_run(result, tmp_path, mo
                                       str(doc)])
     assert cross_year.main() == 0
     text = doc.read_text(encoding="utf-8")
-    assert "old" not in text and text.endswith("kept\n")
+    assert "\nold\n" not in text and text.endswith("kept\n")  # the placeholder replaced
     assert "| `ULC-lex` (lex, 3) |" in text and "| `ULC-years` (all, 3) |" in text
     assert "### Across years: fitted on one year" in text
+    # the figures are labelled for what they are (issue 36): chosen on themselves, not nested
+    assert "selected in sample, not nested" in text and "A nested estimate" in text
+    assert "No set is shown to beat chrF" in text
 
 
 def test_from_json_without_the_figures_is_a_clear_error(tmp_path, monkeypatch, capsys):

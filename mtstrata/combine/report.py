@@ -1,14 +1,22 @@
 """Meta-evaluation records of metrics (and saved ULC sets) on score tables.
 
 One record per (language pair, metric, level, statistic): ``{"lp", "metric", "level",
-"statistic", "value", "signature"}``, plus ``"low"``, ``"high"``, ``"seed"``, ``"n"`` for
-statistics with a percentile bootstrap interval. ``metric`` is the canonical name
+"statistic", "value", "signature"}``, plus ``"low"``, ``"high"``, ``"seed"``, ``"resamples"``
+for statistics with a percentile bootstrap interval, and what the statistic rests on:
+``"n_systems"`` (system level: systems with both a metric and a human score) or
+``"n_segments"`` (judged rows) and ``"n_items"`` (segments with at least two judged systems,
+what item-wise Kendall averages over); ``"warning"`` when a statistic rests on few items
+(item-wise Kendall on fewer than :data:`MIN_ITEMS` items or under :data:`MIN_ITEM_SHARE` of the
+judged segments). ``metric`` is the canonical name
 (:mod:`mtstrata.combine.names`), ``signature`` the metric's full signature on that pair (an
 ``avg`` row: the one signature of its pairs, or the list of them when the pairs differ, e.g.
 in their number of references or, for external scores, their files). Correlations of
 lower-is-better metrics (WER, TER) are computed on the negated score, so for every metric a
 positive value means agreement with the humans. ``lp == "avg"`` rows average a statistic over
-the language pairs that have it.
+the language pairs that have it, unweighted (``"average"`` says so; their counts are the sums
+over those pairs); ``lp == "pooled"`` rows give system-level pairwise accuracy pooled over all
+system pairs of all language pairs (mt-metrics-eval's global accuracy, Kocmi et al. 2021):
+agreeing pairs over all pairs, so a pair with many systems weighs more.
 
 Levels and statistics:
 
@@ -53,8 +61,13 @@ class Correlation:
     low: float | None = None  # 95% percentile bootstrap interval
     high: float | None = None
     seed: int | None = None
-    n: int | None = None  # resamples
-    pairs: int | None = None
+    resamples: int | None = None  # bootstrap resamples of the interval
+    pairs: int | None = None  # avg / pooled rows: language pairs
+    n_systems: int | None = None  # sys level: systems with a metric and a human score
+    n_segments: int | None = None  # seg level: judged rows with a metric score
+    n_items: int | None = None  # seg level: segments with at least two judged systems
+    average: str | None = None  # avg / pooled rows: how the pairs are combined
+    warning: str | None = None  # the statistic rests on few items
     #: the metric's signature (avg rows: a tuple when the pairs' signatures differ)
     signature: str | tuple[str, ...] | None = None
 
@@ -103,20 +116,25 @@ def table_records(table: ScoreTable, metrics: Sequence[str], ulcs: dict[str, Com
     signature of the key).
     """
     out: list[Correlation] = []
-    items: list[tuple[str, str, Combiner | None]] = [
-        (m, (names or {}).get(m, m), None) for m in metrics]
-    items += [(k, k, c) for k, c in (ulcs or {}).items()]
-    for key, name, ulc in items:
+    for key, name, ulc in record_items(metrics, ulcs, names):
         sys_, judged = metric_arrays(table, key, ulc)
         sig = (signatures or {}).get(name, table.signatures.get(key))
         h = table.sys_human
+        counts = {"sys": {"n_systems": int((~(np.isnan(sys_) | np.isnan(h))).sum())},
+                  "seg": segment_counts(judged, table.seg_human, table.seg_idx)}
 
         def rec(level: str, stat: str, value: float, ci: tuple[float, float] | None = None,
-                name: str = name, sig: str | None = sig) -> None:
+                name: str = name, sig: str | None = sig,
+                counts: dict[str, dict[str, int]] = counts) -> None:
             lo, hi = ci if ci is not None else (None, None)
-            out.append(Correlation(table.lp, name, level, stat, float(value), lo, hi,
-                                   seed if ci is not None else None,
-                                   n if ci is not None else None, signature=sig))
+            c = dict(counts[level])
+            segments = c.pop("judged_segments", 0)
+            out.append(Correlation(
+                table.lp, name, level, stat, float(value), lo, hi,
+                seed if ci is not None else None, n if ci is not None else None,
+                signature=sig, **c,  # type: ignore[arg-type]
+                warning=few_items(c["n_items"], segments)
+                if stat == "kendall_itemwise" else None))
 
         def rec_pearson(level: str, x: np.ndarray, y: np.ndarray) -> None:
             if n:  # with a seeded percentile bootstrap interval
@@ -137,19 +155,90 @@ def table_records(table: ScoreTable, metrics: Sequence[str], ulcs: dict[str, Com
     return out
 
 
+#: item-wise Kendall on fewer items than this, or on a smaller share of the judged segments
+#: than MIN_ITEM_SHARE, carries a warning (WMT17 cs-en: 33 of 525 segments)
+MIN_ITEMS = 50
+MIN_ITEM_SHARE = 0.10
+AVERAGE = "unweighted mean over language pairs"
+POOLED = ("pairwise accuracy pooled over all system pairs of all language pairs "
+          "(mt-metrics-eval global accuracy)")
+
+
+def record_items(metrics: Sequence[str], ulcs: Mapping[str, Combiner] | None,
+                 names: Mapping[str, str] | None) -> list[tuple[str, str, Combiner | None]]:
+    """(table key, record name, ULC set or None) of every metric and set, in record order."""
+    items: list[tuple[str, str, Combiner | None]] = [
+        (m, (names or {}).get(m, m), None) for m in metrics]
+    return items + [(k, k, c) for k, c in (ulcs or {}).items()]
+
+
+def segment_counts(judged: np.ndarray, human: np.ndarray, seg_idx: np.ndarray
+                   ) -> dict[str, int]:
+    """What segment-level statistics rest on: judged rows with both scores (``n_segments``),
+    segments with at least two of them (``n_items``) and distinct judged segments."""
+    ok = ~(np.isnan(judged) | np.isnan(human))
+    _, per = np.unique(np.asarray(seg_idx)[ok], return_counts=True)
+    return {"n_segments": int(ok.sum()), "n_items": int((per >= 2).sum()),
+            "judged_segments": int(per.size)}
+
+
+def few_items(n_items: int, segments: int) -> str | None:
+    """The warning of an item-wise statistic resting on few items, or None."""
+    if n_items >= MIN_ITEMS and n_items >= MIN_ITEM_SHARE * segments:
+        return None
+    return (f"rests on {n_items} item(s) (segments with at least two judged systems) of "
+            f"{segments} judged segments: fewer than {MIN_ITEMS} or under "
+            f"{MIN_ITEM_SHARE:.0%}")
+
+
+def _sum(vals: Sequence[int | None]) -> int | None:
+    return None if any(v is None for v in vals) else sum(v for v in vals if v is not None)
+
+
 def with_average(records: Sequence[Correlation]) -> list[Correlation]:
-    """The records plus ``lp="avg"`` rows (mean of each metric/level/statistic over pairs)."""
-    acc: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    sigs: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    """The records plus ``lp="avg"`` rows: the unweighted mean of each metric/level/statistic
+    over the pairs where it is defined, with the counts summed over those pairs."""
+    acc: dict[tuple[str, str, str], list[Correlation]] = defaultdict(list)
     for r in records:
         if r.defined:
-            acc[(r.metric, r.level, r.statistic)].append(r.value)
-            if isinstance(r.signature, str):
-                sigs[(r.metric, r.level, r.statistic)].append(r.signature)
-    avg = [Correlation("avg", m, lv, s, float(np.mean(v)), pairs=len(v),
-                       signature=_one_or_all(sigs[(m, lv, s)]))
-           for (m, lv, s), v in acc.items()]
+            acc[(r.metric, r.level, r.statistic)].append(r)
+    avg = []
+    for (m, lv, s), rs in acc.items():
+        items = _sum([r.n_items for r in rs])
+        segs = _sum([r.n_segments for r in rs])
+        avg.append(Correlation(
+            "avg", m, lv, s, float(np.mean([r.value for r in rs])), pairs=len(rs),
+            n_systems=_sum([r.n_systems for r in rs]), n_segments=segs, n_items=items,
+            average=AVERAGE, signature=_one_or_all([r.signature for r in rs
+                                                   if isinstance(r.signature, str)]),
+            warning=("averaged over pairs of which some rest on few items"
+                     if any(r.warning for r in rs) else None)))
     return [*records, *avg]
+
+
+def pooled_accuracy(tables: Sequence[ScoreTable], metrics: Sequence[str],
+                    ulcs: Mapping[str, Combiner] | None = None, *,
+                    names: Mapping[str, str] | None = None,
+                    records: Sequence[Correlation] = ()) -> list[Correlation]:
+    """``lp="pooled"`` records: each metric's system-level pairwise accuracy over the system
+    pairs of every table together (agreeing pairs / pairs, pairs never across tables), signed
+    as the metric's per-pair ``records`` are."""
+    from mtstrata.combine.stats import pair_counts
+
+    out = []
+    for key, name, ulc in record_items(metrics, ulcs, names):
+        agree = total = systems = 0
+        for t in tables:
+            c = pair_counts(metric_arrays(t, key, ulc)[0], t.sys_human)
+            agree, total = agree + int(c.concordant + c.both_ties), total + int(c.pairs)
+            systems += int(c.n)
+        sigs = [r.signature for r in records if r.metric == name and r.lp not in ("avg", "pooled")
+                and isinstance(r.signature, str)]
+        out.append(Correlation("pooled", name, "sys", "accuracy",
+                               agree / total if total else float("nan"), pairs=len(tables),
+                               n_systems=systems, average=POOLED,
+                               signature=_one_or_all(sigs)))
+    return out
 
 
 def _one_or_all(sigs: Sequence[str]) -> str | tuple[str, ...] | None:
@@ -191,8 +280,9 @@ STATISTIC_NAMES = {
                             "(average_by item)",
 }
 
-TSV_COLUMNS = ("lp", "metric", "level", "statistic", "value", "low", "high", "seed", "n",
-               "pairs", "signature")
+TSV_COLUMNS = ("lp", "metric", "level", "statistic", "value", "low", "high", "seed",
+               "resamples", "pairs", "n_systems", "n_segments", "n_items", "average",
+               "warning", "signature")
 
 
 def format_tsv(records: Sequence[Correlation]) -> str:
@@ -204,24 +294,45 @@ def format_tsv(records: Sequence[Correlation]) -> str:
     for r in records:
         sig = " ; ".join(r.signature) if isinstance(r.signature, tuple) else r.signature
         rows.append([r.lp, r.metric, r.level, r.statistic, r.value, r.low, r.high, r.seed,
-                     r.n, r.pairs, sig])
+                     r.resamples, r.pairs, r.n_systems, r.n_segments, r.n_items, r.average,
+                     r.warning, sig])
     return tsv(list(TSV_COLUMNS), rows)
 
 
 def format_records(records: Sequence[Correlation]) -> str:
-    """A text table: one row per (lp, metric), one column per level/statistic."""
+    """A text table: one row per (lp, metric), the counts the row rests on (systems, judged
+    segments, items with two or more judged systems), then one column per level/statistic;
+    a cell marked ``!`` rests on few items (its warning is printed below)."""
     cols = list(dict.fromkeys(f"{r.level}.{r.statistic}" for r in records))
     rows: dict[tuple[str, str], dict[str, str]] = {}
+    warned: dict[str, str] = {}
     for r in records:
         cell = f"{r.value:.3f}" if r.defined else "–"  # undefined: not a number to print
         if r.low is not None and r.high is not None and r.defined:
             cell += f" [{r.low:.3f},{r.high:.3f}]"
-        rows.setdefault((r.lp, r.metric), {})[f"{r.level}.{r.statistic}"] = cell
-    header = ["lp", "metric", *cols]
-    body = [[lp, m, *(cells.get(c, "-") for c in cols)] for (lp, m), cells in rows.items()]
+        if r.warning:
+            cell += "!"
+            warned.setdefault(f"{r.lp} {r.metric} {r.level}.{r.statistic}", r.warning)
+        row = rows.setdefault((r.lp, r.metric), {})
+        row[f"{r.level}.{r.statistic}"] = cell
+        for k in ("n_systems", "n_segments", "n_items"):
+            if getattr(r, k) is not None:
+                row.setdefault(k, str(getattr(r, k)))
+    counts = ["n_systems", "n_segments", "n_items"]
+    header = ["lp", "metric", "systems", "segments", "items", *cols]
+    body = [[lp, m, *(cells.get(c, "-") for c in [*counts, *cols])]
+            for (lp, m), cells in rows.items()]
     widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in
                        enumerate(zip(x, widths, strict=True))) for x in [header, *body]]
+    lps = {r.lp for r in records}
+    if "avg" in lps:
+        lines.append(f"\navg: {AVERAGE} (each statistic over the pairs where it is defined; "
+                     "counts summed)")
+    if "pooled" in lps:
+        lines.append(f"pooled: {POOLED}")
+    if warned:
+        lines += ["", "! few items:", *(f"  {k}: {w}" for k, w in warned.items())]
     seeds = {r.seed for r in records if r.seed is not None}
     if seeds:
         lines.append(f"\n[low,high]: 95% percentile bootstrap, seed {seeds.pop()}")

@@ -156,8 +156,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "meta", formatter_class=Formatter, help="correlate metrics with human judgments",
         description="System-level Pearson/Spearman/Kendall/pairwise accuracy and segment-level "
-        "Pearson/Kendall of each metric (and of saved ULC sets) per language pair and averaged; "
-        "Pearson with a seeded percentile bootstrap interval.")
+        "Pearson/Kendall of each metric (and of saved ULC sets) per language pair, averaged "
+        "(unweighted over pairs) and, for pairwise accuracy, pooled over all system pairs; "
+        "each record with the systems, judged segments and items it rests on; Pearson with a "
+        "seeded percentile bootstrap interval. --versus tests metric against metric "
+        "(PERM-BOTH, Williams) with significance clusters.")
     add_data_options(p)
     p.add_argument("--ulc", nargs="+", default=[], metavar="SET.json",
                    help="metric sets written by 'mtstrata search --out'")
@@ -165,7 +168,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="bootstrap resamples for the Pearson intervals (0: none; at most "
                    "100,000)")
     p.add_argument("--seed", type=int, default=12345,
-                   help="random seed of the bootstrap (0..2**32-1)")
+                   help="random seed of the bootstrap and of the permutation test "
+                   "(0..2**32-1)")
+    p.add_argument("--versus", metavar="METRIC|all",
+                   help="metric-vs-metric significance: every other metric tested against "
+                   "METRIC (a name or -m spec of this run), or 'all': every pair, both ways, "
+                   "with significance clusters. Each statistic of both levels by the PERM-BOTH "
+                   "permutation test (Deutsch et al. 2021, mt-metrics-eval's "
+                   "PermutationSigDiff, with the statistic's own grouping), Pearson also by "
+                   "Williams' test (one-sided); p is for 'metric correlates better than "
+                   "versus'")
+    p.add_argument("--resamples", type=int, default=1000, metavar="N",
+                   help="permutations of the PERM-BOTH test (1..100,000)")
     p.add_argument("--format", "-f", choices=["text", "json", "tsv"], default="text",
                    help="text: a table per level, then each metric's signature; json: strict "
                    "JSON records, each with its metric's signature (null where a correlation "
@@ -225,6 +239,7 @@ def check_numbers(args: argparse.Namespace) -> None:
     from mtstrata.commands import _options
 
     _options.check_resamples(args.bootstrap, "--bootstrap", allow_zero=True)
+    _options.check_resamples(args.resamples, "--resamples", allow_zero=False)
     _options.check_seed(args.seed)
 
 
@@ -246,8 +261,20 @@ def segment_signed(records: list[Any], specs: dict[str, str]) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mtstrata.combine.report import format_records, format_tsv, table_records, with_average
+    from mtstrata.combine.report import (
+        format_records,
+        format_tsv,
+        pooled_accuracy,
+        table_records,
+        with_average,
+    )
     from mtstrata.combine.table import metric_signatures_of
+    from mtstrata.combine.versus import (
+        format_tests,
+        format_tests_tsv,
+        meta_tests,
+        resolve_versus,
+    )
     from mtstrata.commands import _options
     from mtstrata.commands.score import annotation_options
     from mtstrata.errors import InputError
@@ -260,10 +287,15 @@ def run(args: argparse.Namespace) -> int:
     specs = list(names)
     if not specs and not sets:
         raise InputError("nothing to evaluate: pass metrics with -m and/or --ulc SET.json.")
+    versus = None
+    if args.versus is not None:  # checked before any score table is built
+        known = {**names, **{n: n for n in names.values()}, **{n: n for n in sets}}
+        versus = resolve_versus(args.versus, known)
     needed = list(dict.fromkeys([*specs, *(m for c, _ in sets.values() for m in c.metrics)]))
     tables = load_tables(args, needed)
     options = annotation_options(args)
     records = []
+    ulcs = {n: c for n, (c, _) in sets.items()}
     for table in tables:
         _options.check_resamples(args.bootstrap, "--bootstrap",
                                  items=max(len(table.systems), len(table.seg_human)))
@@ -272,14 +304,18 @@ def run(args: argparse.Namespace) -> int:
             sigs[name] = sig if isinstance(sig, str) else metric_signatures_of(
                 [sig], table.nrefs, options)[0]
         records += segment_signed(
-            table_records(table, specs, {n: c for n, (c, _) in sets.items()},
-                          n=args.bootstrap, seed=args.seed, names=names, signatures=sigs),
+            table_records(table, specs, ulcs, n=args.bootstrap, seed=args.seed, names=names,
+                          signatures=sigs),
             {names[s]: s for s in specs})
-    records = with_average(records)
+    records = [*with_average(records),
+               *pooled_accuracy(tables, specs, ulcs, names=names, records=records)]
+    tests, ranks = (meta_tests(tables, specs, ulcs, names, records, versus,
+                               k=args.resamples, seed=args.seed) if versus else ([], []))
     if args.format == "json":
-        sys.stdout.write(_output.dumps([r.to_dict() for r in records]))
+        sys.stdout.write(_output.dumps([r.to_dict() for r in [*records, *tests, *ranks]]))
     elif args.format == "tsv":
-        sys.stdout.write(format_tsv(records))
+        sys.stdout.write(format_tsv(records) + format_tests_tsv(tests, ranks))
     else:
-        sys.stdout.write(format_records(records))
+        sys.stdout.write(format_records(records) + format_tests(tests, ranks, args.seed))
     return 0
+
