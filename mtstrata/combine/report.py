@@ -232,8 +232,8 @@ def pooled_accuracy(tables: Sequence[ScoreTable], metrics: Sequence[str],
             c = pair_counts(metric_arrays(t, key, ulc)[0], t.sys_human)
             agree, total = agree + int(c.concordant + c.both_ties), total + int(c.pairs)
             systems += int(c.n)
-        sigs = [r.signature for r in records if r.metric == name and r.lp not in ("avg", "pooled")
-                and isinstance(r.signature, str)]
+        sigs = [r.signature for r in records if r.metric == name and r.level == "sys"
+                and r.lp not in ("avg", "pooled") and isinstance(r.signature, str)]
         out.append(Correlation("pooled", name, "sys", "accuracy",
                                agree / total if total else float("nan"), pairs=len(tables),
                                n_systems=systems, average=POOLED,
@@ -252,7 +252,7 @@ def signature_lines(records: Sequence[Correlation]) -> list[str]:
     its segment-level records have another, e.g. BLEU's sentence BLEU, ``eff:yes``)."""
     per: dict[str, dict[str, list[str]]] = {}
     for r in records:
-        if r.lp != "avg" and isinstance(r.signature, str):
+        if r.lp not in ("avg", "pooled") and isinstance(r.signature, str):
             label = r.metric + (" (segments)" if r.level == "seg" else "")
             lps = per.setdefault(label, {}).setdefault(r.signature, [])
             if r.lp not in lps:
