@@ -20,8 +20,9 @@ wrong score, and never a user's file:
 * only a file that is provably an mtstrata cache (the SQLite header with mtstrata's
   ``application_id``, written when the cache is created) is ever moved aside when it is damaged
   or of another schema, to a new ``.corrupt-N`` name (an earlier backup is never overwritten);
-* a path that is a directory, a text file or another program's database is refused with a
-  clear error (:class:`~mtstrata.errors.InputError`) and left as it is;
+* a path that is a directory, a text file, another program's database, a FIFO or device (by
+  ``stat``, never opened: :func:`mtstrata.output.check_database`) or an input of the run is
+  refused with a clear error (:class:`~mtstrata.errors.InputError`) and left as it is;
 * "database is locked" (another run creating or writing the file) is waited for, never taken for
   damage;
 * a cache that cannot be written (read-only file or directory, full disk) is a warning: the run
@@ -164,6 +165,9 @@ class Cache:
         if self.path.is_dir():
             raise InputError("is a directory, not an annotation cache file; pass a file path "
                              "with --cache (or --no-cache).", str(self.path))
+        from mtstrata.output import check_database
+
+        check_database(self.path)  # a FIFO, device, planted side file or input: refused
         fresh = not self.path.exists() or self.path.stat().st_size == 0
         if not fresh and not _header_is_ours(self.path) and not _legacy_cache(self.path):
             raise InputError(

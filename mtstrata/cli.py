@@ -97,8 +97,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = _terminate_as_exception()
     shown = warnings.showwarning
     warnings.showwarning = _show_warning
+    from mtstrata.output import run_scope
+
     try:
-        return _run(args)
+        with run_scope():  # what the run reads is never what it writes (mtstrata.output)
+            return _run(args)
     finally:
         warnings.showwarning = shown
         if previous is not None:

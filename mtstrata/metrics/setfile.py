@@ -226,8 +226,14 @@ class MetricSet:
 def read_set_file(path: str | os.PathLike[str]) -> tuple[bytes, dict[str, object]]:
     """The bytes and the JSON object of a set file (clear errors for a missing or garbled
     file)."""
+    from mtstrata.output import note_input
+
     try:
+        if not Path(path).is_file():  # a FIFO would block the read, a directory fails it
+            raise IsADirectoryError(0, "not a regular file") if Path(path).exists() else \
+                FileNotFoundError(2, "no such file")
         raw = Path(path).read_bytes()
+        note_input(path)  # no output of this run may replace it
     except OSError as e:
         raise InputError(f"cannot read the metric set ({e.strerror}); pass a JSON file written "
                          "by 'mtstrata search --out' (or a bundled set: -m ULC, -m ULC-lex, "
