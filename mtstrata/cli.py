@@ -88,8 +88,17 @@ def _log_to_stderr() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_command_of(argv))
-    args = parser.parse_args(argv)
+    from mtstrata import plugins
+
+    plugins.reset_use()
+    try:  # a broken command plugin is named even by `mtstrata --help`
+        parser = build_parser(_command_of(argv))
+        args = parser.parse_args(argv)
+    except MtstrataError as e:
+        if "--debug" in argv:
+            raise
+        _say(f"error: {e}")
+        return e.exit_code
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -162,14 +171,30 @@ def _run(args: argparse.Namespace) -> int:
             _say("error: out of memory. Score fewer or shorter segments at a time (split the "
                  "input files), or use fewer metrics per run.")
             return 2
+        except SystemExit as e:  # from a plugin's code: its own failure (else as it was)
+            blamed = _blame(e)
+            if blamed is None or args.debug:
+                raise
+            _say(f"error: {blamed}")
+            return 2
         except Exception as e:  # a bug: one line, and how to see the whole story
             if args.debug:
                 raise
+            blamed = _blame(e)
+            if blamed is not None:  # a plugin's code raised, or broke mtstrata's contract
+                _say(f"error: {blamed}")
+                return 2
             _say(f"internal error: {type(e).__name__}: {e}. This is a bug in mtstrata; rerun "
                  "with --debug to see the traceback, and report it.")
             return 1
     except OSError:  # stderr itself is unusable: nothing more can be said
         return 2
+
+
+def _blame(e: BaseException) -> str | None:
+    from mtstrata import plugins
+
+    return plugins.blame(e)
 
 
 class Terminated(BaseException):

@@ -205,7 +205,20 @@ class _Turns:
     def one_system(self, name: str) -> tuple[str, list[np.ndarray]]:
         """Every metric's statistics of one system."""
         hyp_segs = Prepared([self.segs[h] for h in self.systems[name]], self.options)
-        return name, [m.stats_batch(hyp_segs, self.refs) for m in self.metrics]
+        n = len(self.systems[name])
+        return name, [_contract(m, m.stats_batch(hyp_segs, self.refs), n) for m in self.metrics]
+
+
+def _contract(m: Metric, stats: object, n: int) -> np.ndarray:
+    """A metric's statistics as the contract says: one row per segment, one column per named
+    statistic (a plugin's metric that breaks it is named by the command line, exit 2)."""
+    k = len(m.stat_names())
+    shape = getattr(stats, "shape", None)
+    if not isinstance(stats, np.ndarray) or shape != (n, k):
+        raise ValueError(f"the metric {m.display_name()} returned statistics of shape {shape} "
+                         f"for {n} segments, not ({n}, {k}): one row per segment, one column "
+                         f"per statistic {m.stat_names()}")
+    return stats
 
 
 #: the scoring runs under way in this process, by run id: a forked worker finds its run's
