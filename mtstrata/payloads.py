@@ -7,9 +7,12 @@ computed. Part of every provider's code version (:data:`mtstrata.layers.provider
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import struct
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -69,9 +72,58 @@ def emb_from_payload(blob: bytes) -> Embedding:
         raise ValueError("not an emb payload")
     n, dim = struct.unpack_from("<II", blob, len(EMB_MAGIC))
     at = len(EMB_MAGIC) + 8
-    tokens = tuple(json.loads(blob[at:at + n]))
+    tokens = json.loads(blob[at:at + n])
+    if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens) or dim < 1:
+        raise ValueError("not an emb payload")
     arr = np.frombuffer(blob, dtype=np.float16, offset=at + n).reshape(len(tokens) + 1, dim)
-    return Embedding(tokens, arr[1:], arr[0])
+    if not np.isfinite(arr).all():  # a NaN or inf vector would score 0.0, silently
+        raise ValueError("non-finite vector")
+    return Embedding(tuple(tokens), arr[1:], arr[0])
+
+
+def emb_width(blob: object) -> int | None:
+    """The vector width an emb payload's header states (None: not an emb payload)."""
+    if not isinstance(blob, bytes) or not blob.startswith(EMB_MAGIC) or \
+            len(blob) < len(EMB_MAGIC) + 8:
+        return None
+    return int(struct.unpack_from("<I", blob, len(EMB_MAGIC) + 4)[0])
+
+
+def _of(xs: object, kinds: tuple[type, ...]) -> bool:
+    """``xs`` is a list whose items are of exactly ``kinds`` (``bool`` is no ``int`` here)."""
+    return isinstance(xs, list) and all(type(x) in kinds for x in xs)
+
+
+def _spans(xs: object) -> bool:
+    return isinstance(xs, list) and all(
+        isinstance(x, list) and len(x) == 3 and type(x[0]) is int and type(x[1]) is int
+        and type(x[2]) is str for x in xs)
+
+
+def _typed(raw: Mapping[Layer, object]) -> bool:
+    """Whether decoded layer payloads have the types :func:`layer_payloads` writes (a row
+    edited by hand or damaged to other types is a miss, never a crash or a number)."""
+    s, sn, i, inn = (str,), (str, type(None)), (int,), (int, type(None))
+    tok = raw.get(Layer.TOKENS)
+    if tok is not None and not (isinstance(tok, list) and 1 <= len(tok) <= 2 and _of(tok[0], s)
+                                and (len(tok) == 1 or _of(tok[1], i))):
+        return False
+    if Layer.LEMMA in raw and not _of(raw[Layer.LEMMA], sn):
+        return False
+    pos = raw.get(Layer.POS)
+    if pos is not None and not (isinstance(pos, list) and len(pos) == 2
+                                and all(_of(c, sn) for c in pos)):
+        return False
+    dep = raw.get(Layer.DEP)
+    if dep is not None and not (isinstance(dep, list) and 2 <= len(dep) <= 3
+                                and _of(dep[0], inn) and _of(dep[1], sn)
+                                and (len(dep) == 2 or _of(dep[2], i))):
+        return False
+    if not all(_spans(raw.get(k, [])) for k in (Layer.NER, Layer.CHUNKS)):
+        return False
+    srl = raw.get(Layer.SRL, [])
+    return isinstance(srl, list) and all(
+        isinstance(f, list) and len(f) == 2 and type(f[0]) is int and _spans(f[1]) for f in srl)
 
 
 class SegmentAssembler:
@@ -87,13 +139,16 @@ class SegmentAssembler:
                  schemes: Mapping[Layer, str]) -> Segment | None:
         try:
             return self._build(text, payloads, schemes)
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError, struct.error):
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, struct.error,
+                RecursionError):  # (RecursionError: JSON nested deeper than any row)
             return None
 
     def _build(self, text: str, payloads: Mapping[Layer, str | bytes],
                schemes: Mapping[Layer, str]) -> Segment | None:
         d = {k: v for k, v in payloads.items() if k is not Layer.EMB}
         raw = {k: json.loads(v) for k, v in d.items()}
+        if not _typed(raw):
+            return None
         tok = raw.get(Layer.TOKENS)
         forms: list[str] = tok[0] if tok is not None else []
         n = len(forms)
@@ -126,3 +181,43 @@ class SegmentAssembler:
             schemes=tuple(sorted((k.value, v) for k, v in schemes.items() if k in layers)),
             emb=emb)
         return seg if seg.is_consistent() else None
+
+
+class _GcPauses:
+    """How many :func:`gc_paused` blocks are open in this process, and whether the collector
+    was enabled before the first one opened (the state the last one to close restores)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.open = 0
+        self.was_enabled = False
+
+
+_GC_PAUSES = _GcPauses()
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while many small objects are built.
+
+    Decoding tens of thousands of segments creates millions of lists and tokens that are all
+    kept; every allocation threshold then triggers a collection that walks them all again.
+    Nothing built here has cycles, so nothing is lost by pausing it.
+
+    The collector is process-wide, so the pauses are counted: blocks may nest or overlap (in
+    threads, or in generators closed in any order), the collector stays off until the last one
+    closes, and then it is as the caller had it (a collector the caller disabled stays so).
+    """
+    p = _GC_PAUSES
+    with p.lock:
+        if p.open == 0:
+            p.was_enabled = gc.isenabled()
+            gc.disable()
+        p.open += 1
+    try:
+        yield
+    finally:
+        with p.lock:
+            p.open -= 1
+            if p.open == 0 and p.was_enabled:
+                gc.enable()
