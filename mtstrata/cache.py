@@ -53,6 +53,7 @@ from mtstrata.payloads import (
     emb_width,
     gc_paused,
     layer_payloads,
+    valid_row,
 )
 from mtstrata.segment import Layer, Segment
 
@@ -308,7 +309,8 @@ class Cache:
                 return out
             for k, v in rows:
                 t, layer = want[k]
-                out.setdefault(t, {})[layer] = v
+                if valid_row(layer, v):  # else a miss: recomputed and overwritten
+                    out.setdefault(t, {})[layer] = v
         if Layer.EMB in keys:
             self._drop_other_widths(keys[Layer.EMB], out)
         return out

@@ -72,13 +72,20 @@ def emb_from_payload(blob: bytes) -> Embedding:
         raise ValueError("not an emb payload")
     n, dim = struct.unpack_from("<II", blob, len(EMB_MAGIC))
     at = len(EMB_MAGIC) + 8
-    tokens = json.loads(blob[at:at + n])
-    if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens) or dim < 1:
-        raise ValueError("not an emb payload")
+    tokens = tuple(json.loads(blob[at:at + n]))
     arr = np.frombuffer(blob, dtype=np.float16, offset=at + n).reshape(len(tokens) + 1, dim)
-    if not np.isfinite(arr).all():  # a NaN or inf vector would score 0.0, silently
+    return Embedding(tokens, arr[1:], arr[0])
+
+
+def checked_emb(blob: bytes) -> Embedding:
+    """:func:`emb_from_payload` of a row read back: its tokens text, its vectors finite and of
+    a width (ValueError otherwise: a NaN or inf vector scored EMB-F 0.0, silently)."""
+    e = emb_from_payload(blob)
+    if not all(isinstance(t, str) for t in e.tokens) or e.sentence.shape[0] < 1:
+        raise ValueError("not an emb payload")
+    if not (np.isfinite(e.vectors).all() and np.isfinite(e.sentence).all()):
         raise ValueError("non-finite vector")
-    return Embedding(tuple(tokens), arr[1:], arr[0])
+    return e
 
 
 def emb_width(blob: object) -> int | None:
@@ -100,9 +107,24 @@ def _spans(xs: object) -> bool:
         and type(x[2]) is str for x in xs)
 
 
+def valid_row(layer: Layer, payload: object) -> bool:
+    """Whether a row read back from the cache is one :func:`layer_payloads` (or
+    :func:`emb_payload`) could have written: JSON of the layer's types, not nested deeper than
+    any row; emb vectors finite. A row edited by hand or damaged is a miss (recomputed), never
+    a crash or a number; rows just computed are not checked (they are ours)."""
+    try:
+        if layer is Layer.EMB:
+            checked_emb(payload)  # type: ignore[arg-type]
+            return True
+        if not isinstance(payload, str):
+            return False
+        return _typed({layer: json.loads(payload)})
+    except (ValueError, TypeError, struct.error, RecursionError):
+        return False
+
+
 def _typed(raw: Mapping[Layer, object]) -> bool:
-    """Whether decoded layer payloads have the types :func:`layer_payloads` writes (a row
-    edited by hand or damaged to other types is a miss, never a crash or a number)."""
+    """Whether decoded layer payloads have the types :func:`layer_payloads` writes."""
     s, sn, i, inn = (str,), (str, type(None)), (int,), (int, type(None))
     tok = raw.get(Layer.TOKENS)
     if tok is not None and not (isinstance(tok, list) and 1 <= len(tok) <= 2 and _of(tok[0], s)
@@ -139,16 +161,13 @@ class SegmentAssembler:
                  schemes: Mapping[Layer, str]) -> Segment | None:
         try:
             return self._build(text, payloads, schemes)
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError, struct.error,
-                RecursionError):  # (RecursionError: JSON nested deeper than any row)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, struct.error):
             return None
 
     def _build(self, text: str, payloads: Mapping[Layer, str | bytes],
                schemes: Mapping[Layer, str]) -> Segment | None:
         d = {k: v for k, v in payloads.items() if k is not Layer.EMB}
         raw = {k: json.loads(v) for k, v in d.items()}
-        if not _typed(raw):
-            return None
         tok = raw.get(Layer.TOKENS)
         forms: list[str] = tok[0] if tok is not None else []
         n = len(forms)
