@@ -48,6 +48,7 @@ from pathlib import Path
 from mtstrata.errors import InputError
 from mtstrata.payloads import (
     SegmentAssembler,
+    drop_other_widths,
     emb_from_payload,
     emb_payload,
     emb_width,
@@ -326,19 +327,8 @@ class Cache:
 
     def _drop_other_widths(self, layer_key: str, found: dict[str, dict[Layer, str | bytes]]
                            ) -> None:
-        """Emb rows whose vectors have another width than the layer's (recorded when it was
-        first stored; else the width most rows have) are misses: a width is a fact of the
-        model, so such a row is a damaged or edited one, and comparing it failed."""
-        widths = {t: emb_width(p[Layer.EMB]) for t, p in found.items() if Layer.EMB in p}
-        want = self._width(layer_key)
-        if want is None and widths:
-            counts: dict[int | None, int] = {}
-            for w in widths.values():
-                counts[w] = counts.get(w, 0) + 1
-            want = max(counts, key=lambda w: counts[w])  # type: ignore[assignment]
-        for t, w in widths.items():
-            if w != want:
-                del found[t][Layer.EMB]
+        """Emb rows of another width than the layer's are misses (:func:`drop_other_widths`)."""
+        drop_other_widths(found, self._width(layer_key))
 
     def put_layers(self, keys: Mapping[Layer, str],
                    rows: Iterable[tuple[str, Mapping[Layer, str | bytes]]]) -> None:

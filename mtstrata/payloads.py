@@ -96,6 +96,22 @@ def emb_width(blob: object) -> int | None:
     return int(struct.unpack_from("<I", blob, len(EMB_MAGIC) + 4)[0])
 
 
+def drop_other_widths(found: dict[str, dict[Layer, str | bytes]], want: int | None) -> None:
+    """Drop the emb rows (of ``found``: text -> layer -> payload) whose vectors have another
+    width than ``want``, the layer's (recorded when it was first stored; None: the width most
+    rows have). A width is a fact of the model, so such a row is damaged or edited: it is a
+    miss, where comparing its vectors with others failed."""
+    widths = {t: emb_width(p[Layer.EMB]) for t, p in found.items() if Layer.EMB in p}
+    if want is None and widths:
+        counts: dict[int | None, int] = {}
+        for w in widths.values():
+            counts[w] = counts.get(w, 0) + 1
+        want = max(counts, key=lambda w: counts[w])
+    for t, w in widths.items():
+        if w != want:
+            del found[t][Layer.EMB]
+
+
 def _of(xs: object, kinds: tuple[type, ...]) -> bool:
     """``xs`` is a list whose items are of exactly ``kinds`` (``bool`` is no ``int`` here)."""
     return isinstance(xs, list) and all(type(x) in kinds for x in xs)
