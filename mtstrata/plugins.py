@@ -56,8 +56,9 @@ class PluginError(MtstrataError):
 LOADED: list[Plugin] = []
 #: (registry kind, lower-case name) -> the plugin that registered it
 OWNERS: dict[tuple[str, str], Plugin] = {}
-#: the plugin whose entry point is being loaded (names registered now are its)
-_CURRENT: list[Plugin] = []
+#: the plugin whose entry point is being loaded (names registered now are its; None while
+#: mtstrata's own modules are imported on its behalf)
+_CURRENT: list[Plugin | None] = []
 #: plugins whose entries a lookup returned in this process (they take part in the run)
 _USED: dict[str, Plugin] = {}
 
@@ -87,6 +88,17 @@ def loading(plugin: Plugin) -> Iterator[None]:
 
 def current() -> Plugin | None:
     return _CURRENT[-1] if _CURRENT else None
+
+
+@contextlib.contextmanager
+def builtin() -> Iterator[None]:
+    """While mtstrata imports its own modules (a plugin's import may be what asks for them):
+    what they register is mtstrata's, not the plugin's."""
+    _CURRENT.append(None)
+    try:
+        yield
+    finally:
+        _CURRENT.pop()
 
 
 def check_name(kind: str, name: str, exact: dict[str, Any], lazy: dict[str, str],

@@ -199,7 +199,8 @@ class Registry(Generic[T]):
         :attr:`lazy` stays its one record)."""
         module, _, attr = self.lazy[key].partition(":")
         try:
-            factory = getattr(importlib.import_module(module), attr or self.lazy_attr)
+            with plugins.builtin():
+                factory = getattr(importlib.import_module(module), attr or self.lazy_attr)
         except (ImportError, AttributeError) as e:
             raise ConfigError(f"the {self.kind} {key!r} names {self.lazy[key]!r}, which cannot "
                               f"be loaded: {type(e).__name__}: {e}.") from None
@@ -237,6 +238,10 @@ class Registry(Generic[T]):
         self._load_plugins()
 
     def _load_builtins(self) -> None:
+        with plugins.builtin():  # (maybe on behalf of a plugin's import: still ours)
+            self._import_builtins()
+
+    def _import_builtins(self) -> None:
         if not self._loaded:
             self._loaded = True
             pkg = importlib.import_module(self.plugin_package)  # type: ignore[arg-type]
@@ -274,7 +279,8 @@ class Registry(Generic[T]):
         if key not in self._exact and not self._loaded:
             pkg = importlib.import_module(self.plugin_package)  # type: ignore[arg-type]
             for mod in candidate_modules(self.plugin_package, pkg.__path__, key):  # type: ignore[arg-type]
-                importlib.import_module(mod)
+                with plugins.builtin():
+                    importlib.import_module(mod)
                 if key in self._exact:
                     break
         if key not in self._exact:
