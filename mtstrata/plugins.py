@@ -141,6 +141,13 @@ def owner(kind: str, name: str) -> Plugin | None:
     return OWNERS.get((kind, name.lower()))
 
 
+def of_object(obj: Any) -> Plugin | None:
+    """The plugin whose code ``obj`` (an instance or a class) is, or None (mtstrata's own)."""
+    mod = (getattr(obj, "__module__", None) if isinstance(obj, type)
+           else getattr(type(obj), "__module__", None)) or ""
+    return next((p for p in LOADED if mod.partition(".")[0] == p.module), None)
+
+
 def note_use(kind: str, name: str, factory: Any = None) -> None:
     """A lookup returned ``name``: if a plugin made it, that plugin takes part in the run."""
     p = owner(kind, name)

@@ -119,13 +119,19 @@ def layers_needed(metrics: Sequence[Metric]) -> tuple[set[Layer], dict[Layer, st
 def metric_signatures(metrics: Sequence[Metric], nrefs: int, the_plan: Any = None
                       ) -> list[str]:
     """Each metric's signature in a run with ``nrefs`` references annotated by ``the_plan``:
-    the metric's own signature plus the run facts (``nrefs``, and ``ann``: what produced the
-    metric's own layers, whatever else the run needed)."""
+    the metric's own signature plus the run facts (``nrefs``, ``ann``: what produced the
+    metric's own layers, whatever else the run needed; and ``plugin``: the distribution and
+    version whose code the metric is, for a metric another distribution adds)."""
+    from mtstrata import plugins
+
     out = []
     for m in metrics:
         facts = {"nrefs": str(nrefs)}
         if m.requires and the_plan is not None:
             facts["ann"] = the_plan.signature(m.requires)
+        made_by = plugins.of_object(m)
+        if made_by is not None:
+            facts["plugin"] = f"{made_by.dist}@{made_by.version}"
         out.append(_sig.add_run_facts(m.signature(), **facts))
     return out
 

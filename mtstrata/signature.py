@@ -54,7 +54,7 @@ from mtstrata._version import __version__
 #: libraries whose code computes some metrics' numbers: their versions go into those signatures
 LIBRARIES = ("sacrebleu", "nltk", "sentence-transformers", "transformers", "torch")
 #: keys describing the run rather than the metric: ignored when a signature is parsed back
-RUN_KEYS = frozenset({"version", "v", "nrefs", "ann", "unlocked", "def", *LIBRARIES})
+RUN_KEYS = frozenset({"version", "v", "nrefs", "ann", "unlocked", "def", "plugin", *LIBRARIES})
 #: the definition-version key (checked, see the module docstring)
 DEF_KEY = "def"
 #: the definition a signature without ``def`` has (signatures made before mtstrata 0.2.0)

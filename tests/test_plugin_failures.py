@@ -8,6 +8,7 @@ module) in a temporary directory put on the path: nothing is built or installed.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -157,3 +158,14 @@ def test_a_failing_report_section_plugin_is_named(tmp_path, texts, body):
             site, tmp_path)
     _refused(r, "badplug")
     assert not out.exists()
+
+
+def test_a_plugin_metrics_signature_names_its_distribution(tmp_path, texts):
+    site = make_plugin(tmp_path, "mtstrata.metrics", "bad = badplug",
+                       METRIC.replace("class Bad", '@REGISTRY.register("half")\nclass Bad')
+                       .format(name="half", stats="pass"))
+    r = run(["score", *texts, "-m", "half", "bleu", "-f", "json"], site, tmp_path)
+    assert r.returncode == 0, r.stderr
+    sigs = {s["metric"]: s["signature"] for s in json.loads(r.stdout)["scores"]}
+    assert "|plugin:badplug-dist@0.3|" in sigs["half"]
+    assert "plugin:" not in sigs["BLEU"]
