@@ -197,8 +197,17 @@ def _comparable(sig: str, with_ann: bool) -> str:
 def check_existing(out_dir: str | os.PathLike[str], lp: str, stems: Sequence[str],
                    signatures: Sequence[str], *, with_ann: bool) -> None:
     """Refuse to overwrite a score file of another signature, or one the manifest does not
-    know (exit 2, naming the file and how to proceed)."""
+    know (exit 2, naming the file and how to proceed). Read under the manifest's lock: a run
+    writing meanwhile has written its score files but not yet its manifest rows."""
     d = Path(out_dir) / lp
+    if not d.is_dir():
+        return _check_existing(d, stems, signatures, with_ann=with_ann)
+    with locked(d / MANIFEST):
+        return _check_existing(d, stems, signatures, with_ann=with_ann)
+
+
+def _check_existing(d: Path, stems: Sequence[str], signatures: Sequence[str], *,
+                    with_ann: bool) -> None:
     manifest = read_manifest(d)
     for stem, sig in zip(stems, signatures, strict=True):
         files = [d / f"{stem}.{level}.score" for level in ("seg", "sys")]
@@ -275,7 +284,7 @@ def write_run(out_dir: str | os.PathLike[str] | None, lp: str, run: object,
 def _write_locked(d: Path, out_dir: str | os.PathLike[str], lp: str, run: object,
                   metrics_: Sequence[Any], stems: Sequence[str]) -> list[Path]:
     """:func:`write_run`'s read-merge-replace, under the manifest's lock."""
-    check_existing(out_dir, lp, stems, run.signatures, with_ann=True)  # type: ignore[attr-defined]
+    _check_existing(d, stems, run.signatures, with_ann=True)  # type: ignore[attr-defined]
     manifest = read_manifest(d)
     paths: list[Path] = []
     for i, (m, stem) in enumerate(zip(metrics_, stems, strict=True)):
