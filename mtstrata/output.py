@@ -85,6 +85,9 @@ class _Run:
         #: databases this run has opened (the annotation cache): reopened, they are checked
         #: again for their kind, not refused as the input they became
         self.databases: set[tuple[int, int] | str] = set()
+        #: outputs checked before the work (:func:`check_output_path`): a file read after
+        #: that is refused as it is read, before the work, not when the output is written
+        self.claimed: dict[tuple[int, int] | str, str] = {}
 
     @staticmethod
     def keys(path: str | os.PathLike[str]) -> list[tuple[int, int] | str]:
@@ -112,6 +115,7 @@ def run_scope() -> Iterator[None]:
             RUN.inputs.clear()
             RUN.outputs.clear()
             RUN.databases.clear()
+            RUN.claimed.clear()
 
 
 def note_input(path: str | os.PathLike[str]) -> None:
@@ -119,7 +123,12 @@ def note_input(path: str | os.PathLike[str]) -> None:
     set files, score tables, caches), so that no output of the run can replace it."""
     if not RUN.active or str(path) == "-":
         return
-    for k in RUN.keys(path):
+    keys = RUN.keys(path)
+    out = next((RUN.claimed[k] for k in keys if k in RUN.claimed), None)
+    if out is not None:
+        raise InputError(f"is also this run's output {out}, which writing would replace; pass "
+                         "another output path.", str(path))
+    for k in keys:
         RUN.inputs.setdefault(k, str(path))
 
 
@@ -140,7 +149,7 @@ def _kind(mode: int) -> str:
 
 
 def check_output_path(path: str | os.PathLike[str], *, follow: bool = False,
-                      what: str = "output") -> Path:
+                      what: str = "output", claim: bool = True) -> Path:
     """``path`` as a Path if it may be written: the one guard of every file mtstrata writes or
     opens as a database. It does not exist or is a regular file (not a symlink to one, unless
     ``follow``: the annotation cache may be a link to a regular file); it is none of the files
@@ -174,6 +183,9 @@ def check_output_path(path: str | os.PathLike[str], *, follow: bool = False,
         raise InputError(f"is the file this run has already written as {other} (the same file "
                          f"under another name, through a link); writing the {what} there would "
                          "replace it. Give each output its own file.", str(p))
+    if claim and RUN.active:  # an input read later is refused as it is read
+        for k in keys:
+            RUN.claimed.setdefault(k, str(p))
     return p
 
 
@@ -189,9 +201,9 @@ def check_database(path: str | os.PathLike[str], what: str = "annotation cache")
     if any(k in RUN.databases for k in keys):  # this run's own cache, opened again
         st = _stat(p, what)
         if st is not None and not stat.S_ISREG(st.st_mode):
-            check_output_path(p, follow=True, what=what)
+            check_output_path(p, follow=True, what=what, claim=False)
     else:
-        check_output_path(p, follow=True, what=what)
+        check_output_path(p, follow=True, what=what, claim=False)
     for suffix in ("-wal", "-shm", "-journal"):
         side = Path(f"{p}{suffix}")
         st = _stat(side, what, follow=False)
@@ -219,7 +231,7 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes) -> Path:
     renamed into place (mode 0644). A path that exists and is not a regular file is refused
     (:func:`check_output_path`, InputError); a failure leaves the previous file intact and
     raises an OSError naming ``path``, not the temporary file."""
-    p = check_output_path(path)
+    p = check_output_path(path, claim=False)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = None
     try:
@@ -232,7 +244,7 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes) -> Path:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
         os.chmod(tmp, 0o644)
-        check_output_path(p)  # again: something may have been planted meanwhile
+        check_output_path(p, claim=False)  # again: something may have been planted meanwhile
         os.replace(tmp, p)
         note_output(p)
     except OSError as e:

@@ -49,20 +49,33 @@ def test_one_file_is_not_written_twice_under_two_names(tmp_path):
     assert (tmp_path / "d" / "page.html").read_text() == "page again"
 
 
-def test_report_never_overwrites_its_own_inputs(tmp_path, capsys):
+@pytest.mark.parametrize("option", ["--out", "--json"])
+def test_report_never_overwrites_its_own_inputs(tmp_path, capsys, monkeypatch, option):
+    """Refused as the input is read, before the report is computed (the output was checked
+    first: reading it is refused)."""
+    import mtstrata.report
+
+    def no_work(*a, **k):
+        raise AssertionError("the report was computed")
+
+    monkeypatch.setattr(mtstrata.report, "build_report", no_work)
     ref, hyp = _files(tmp_path)
-    for victim, extra in ((ref, []), (hyp, []), (tmp_path / "src.txt", ["-s"])):
-        if victim.name == "src.txt":
-            victim.write_text("die Katze\nein Hund\n")
-            extra = ["-s", str(victim)]
-        before = victim.read_bytes()
-        out = tmp_path / "page.html"
-        rc = main(["report", "-r", str(ref), "-i", str(hyp), "-m", "BLEU", *extra,
-                   "--out", str(out), "--json", str(victim), "--quiet"])
+    src = tmp_path / "src.txt"
+    src.write_text("die Katze\nein Hund\n")
+    (tmp_path / "link").symlink_to(tmp_path)
+    for victim in (ref, hyp, src, tmp_path / "link" / "ref.txt"):
+        before = {p: p.read_bytes() for p in (ref, hyp, src)}
+        argv = ["report", "-r", str(ref), "-i", str(hyp), "-s", str(src), "-m", "BLEU",
+                "--quiet", "--out", str(tmp_path / "page.html")]
+        if option == "--out":
+            argv[-1] = str(victim)
+        else:
+            argv += ["--json", str(victim)]
+        rc = main(argv)
         err = capsys.readouterr().err
         assert rc == 2, err
-        assert "is an input of this run" in err and "Traceback" not in err
-        assert victim.read_bytes() == before
+        assert "is also this run's output" in err and "Traceback" not in err
+        assert {p: p.read_bytes() for p in (ref, hyp, src)} == before
 
 
 def test_report_out_and_json_through_a_symlinked_directory(tmp_path, capsys):
