@@ -184,6 +184,12 @@ def check_output_path(path: str | os.PathLike[str], *, follow: bool = False,
                          f"under another name, through a link); writing the {what} there would "
                          "replace it. Give each output its own file.", str(p))
     if claim and RUN.active:  # an input read later is refused as it is read
+        twin = next((RUN.claimed[k] for k in keys if k in RUN.claimed
+                     and os.path.abspath(RUN.claimed[k]) != here), None)
+        if twin is not None:
+            raise InputError(f"is the file of this run's output {twin} too (under another "
+                             f"name, through a link); one would replace the other. Give each "
+                             "output its own file.", str(p))
         for k in keys:
             RUN.claimed.setdefault(k, str(p))
     return p
