@@ -81,3 +81,31 @@ class ClosedStdout:
 
     def isatty(self) -> bool:
         return False
+
+
+class SafeStderr:
+    """The current standard error for writers that are not ours (tqdm's progress bars): what
+    cannot be written is dropped, as by :func:`say`, instead of failing the run."""
+
+    def write(self, text: str) -> int:
+        stream = sys.stderr
+        if stream is not None:
+            try:
+                stream.write(text)
+            except (OSError, ValueError):
+                silence(stream)
+        return len(text)
+
+    def flush(self) -> None:
+        stream = sys.stderr
+        if stream is not None:
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                silence(stream)
+
+    def isatty(self) -> bool:
+        return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+    def fileno(self) -> int:
+        return sys.stderr.fileno()  # type: ignore[union-attr]

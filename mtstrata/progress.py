@@ -93,7 +93,9 @@ def bar(desc: str, total: int | None = None, unit: str = "it", *, quiet: bool = 
         return
     from tqdm import tqdm
 
-    b = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
+    from mtstrata.console import SafeStderr
+
+    b = tqdm(total=total, desc=desc, unit=unit, file=SafeStderr(), leave=False,
              dynamic_ncols=True)
     _stack.append(b)
     try:

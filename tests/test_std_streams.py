@@ -92,3 +92,15 @@ def test_a_closed_descriptor_is_never_reused_by_a_file_the_run_opens(tmp_path):
 def test_a_usage_error_with_stderr_closed_writes_nothing_to_stdout(tmp_path):
     r = run(["score", "--no-such-option"], tmp_path, "2>&-")
     assert r.returncode == 2 and r.stdout == b""
+
+
+def test_progress_bars_on_a_full_stderr_do_not_fail_the_run(tmp_path, texts):
+    """tqdm's writes to an unwritable stderr raised OSError: exit 2 after all the work."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    hyp2 = tmp_path / "hyp2.txt"
+    hyp2.write_text("a cat\n\n")
+    r = run(["compare", *texts, str(hyp2), "-b", "hyp", "-m", "bleu", "-n", "50", "-f", "json"],
+            tmp_path, "2>/dev/full", {"MTSTRATA_PROGRESS": "1"})
+    assert r.returncode == 0, r
+    assert json.loads(r.stdout)
