@@ -164,6 +164,10 @@ def check_output_path(path: str | os.PathLike[str], *, follow: bool = False,
         st = os.stat(p) if follow else os.lstat(p)
     except FileNotFoundError:
         st = None
+        if follow and os.path.islink(p):  # a link to nothing: the write would create its target
+            raise InputError(f"is a symbolic link to {os.readlink(p)}, which does not exist; "
+                             f"the {what} is not created through a link. Pass the path of a "
+                             "new or regular file.", str(p)) from None
     except OSError as e:
         raise InputError(f"cannot be checked as an {what} file ({e.strerror}); choose another "
                          "path.", str(p)) from None

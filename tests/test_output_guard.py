@@ -150,3 +150,15 @@ def test_a_set_file_read_by_the_run_is_not_its_output(tmp_path):
     os.mkfifo(tmp_path / "fifo.json")
     with pytest.raises(InputError, match="not a regular file"):
         read_set_file(tmp_path / "fifo.json")
+
+
+def test_a_cache_linked_to_nothing_is_not_created_through_the_link(tmp_path):
+    p = tmp_path / "c.sqlite"
+    p.symlink_to(tmp_path / "elsewhere" / "target.sqlite")
+    with pytest.raises(InputError, match="does not exist"):
+        check_database(p)
+    target = tmp_path / "t.sqlite"
+    target.write_bytes(b"")
+    q = tmp_path / "ok.sqlite"
+    q.symlink_to(target)
+    check_database(q)  # a link to a regular file may be the cache
