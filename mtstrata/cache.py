@@ -186,13 +186,18 @@ class Cache:
     def _open_waiting(self, seconds: float = 120.0) -> sqlite3.Connection:
         """Open, waiting while another process holds the lock (creating the file, switching
         it to WAL): a busy database is not a damaged one."""
-        deadline = time.monotonic() + seconds
+        start = time.monotonic()
+        deadline, said = start + seconds, False
         delay = 0.02
         while True:
             try:
                 return self._open()
             except sqlite3.OperationalError as e:
                 busy = "locked" in str(e) or "busy" in str(e)
+                if busy and not said and time.monotonic() - start > 5:
+                    said = True  # say why the run waits (at most `seconds`, then read-only)
+                    LOG.info("annotation cache %s is locked by another run; waiting up to "
+                             "%.0f s for it.", self.path, seconds)
                 if busy and time.monotonic() < deadline:
                     time.sleep(delay)
                     delay = min(delay * 2, 0.5)
