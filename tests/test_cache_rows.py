@@ -16,9 +16,14 @@ from mtstrata.cache import Cache, CacheWarning, emb_payload, key
 from mtstrata.segment import Embedding, Layer
 
 KEYS = {Layer.TOKENS: "tok-1", Layer.POS: "pos-1", Layer.DEP: "dep-1"}
-GOOD = {Layer.TOKENS: json.dumps([["a", "cat"]]), Layer.POS: json.dumps([["DET", "NOUN"],
-                                                                          ["DT", "NN"]]),
-        Layer.DEP: json.dumps([[2, 0], ["det", "ROOT"], [0]])}
+
+
+def _json(v):  # as layer_payloads writes rows
+    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+
+GOOD = {Layer.TOKENS: _json([["a", "cat"]]), Layer.POS: _json([["DET", "NOUN"], ["DT", "NN"]]),
+        Layer.DEP: _json([[2, 0], ["det", "ROOT"], [0]])}
 
 
 def _stored(tmp_path, payloads, keys=KEYS, text="a cat"):
@@ -31,6 +36,20 @@ def _stored(tmp_path, payloads, keys=KEYS, text="a cat"):
 def test_a_good_row_is_served(tmp_path):
     seg = _stored(tmp_path, GOOD)["a cat"]
     assert [t.form for t in seg.tokens] == ["a", "cat"] and seg.tokens[0].head == 2
+    odd = {Layer.TOKENS: _json([["a \\\" \u00e9\n", "cat"]]), Layer.POS: _json([[None, "NOUN"],
+                                                                          [None, None]]),
+           Layer.DEP: _json([[None, 0], [None, "ROOT"]])}
+    assert _stored(tmp_path, odd, text="b")["b"].tokens[0].form == "a \\\" \u00e9\n"
+
+
+def test_the_rows_layer_payloads_writes_are_valid():
+    """valid_row accepts every row layer_payloads writes (else the cache would never serve)."""
+    from mtstrata.payloads import layer_payloads, valid_row
+    from tests.conftest import hand_segments
+
+    for seg in hand_segments():
+        for layer, v in layer_payloads(seg, [x for x in Layer if x is not Layer.EMB]).items():
+            assert valid_row(layer, v), (layer, v)
 
 
 @pytest.mark.parametrize("layer,bad", [
@@ -44,7 +63,7 @@ def test_a_good_row_is_served(tmp_path):
     (Layer.DEP, {"heads": [2, 0]}),
 ])
 def test_rows_of_the_wrong_types_are_misses(tmp_path, layer, bad):
-    assert _stored(tmp_path, {**GOOD, layer: json.dumps(bad)}) == {}
+    assert _stored(tmp_path, {**GOOD, layer: _json(bad)}) == {}
 
 
 def test_a_row_nested_100000_deep_is_a_miss(tmp_path):

@@ -190,3 +190,32 @@ def test_standard_streams_give_documented_exit_codes(tmp_path, redirect, command
     assert r.returncode == (2 if fails or stdout_lost else 0), (r.returncode, r.stderr)
     assert b"Traceback" not in r.stderr and b"internal error" not in r.stderr
     assert b"mtstrata:" not in r.stdout  # nothing of stderr's ever on stdout
+
+
+@st.composite
+def segments(draw: st.DrawFn):
+    from mtstrata.segment import Frame, Segment, Span, Token
+
+    text = st.text(max_size=6)
+    opt = st.one_of(st.none(), text)
+    n = draw(st.integers(0, 5))
+    toks = tuple(Token(draw(text), draw(opt), draw(opt), draw(opt),
+                       draw(st.one_of(st.none(), st.integers(0, n))), draw(opt)) for _ in range(n))
+    span = st.builds(Span, st.integers(0, n), st.integers(0, n), text)
+    return Segment(text="x", tokens=toks, entities=tuple(draw(st.lists(span, max_size=2))),
+                   chunks=tuple(draw(st.lists(span, max_size=2))),
+                   frames=tuple(Frame(draw(st.integers(0, max(n - 1, 0))),
+                                      tuple(draw(st.lists(span, max_size=2))))
+                                for _ in range(draw(st.integers(0, 2)))),
+                   sent_starts=tuple(draw(st.lists(st.integers(0, n), min_size=1, max_size=2))))
+
+
+@fuzz(200)
+@given(seg=segments(), sentences_from=st.sampled_from([Layer.DEP, Layer.TOKENS]))
+def test_every_row_mtstrata_writes_is_read_back(seg, sentences_from):
+    """valid_row (the check of rows read back) accepts whatever layer_payloads writes: a
+    well-formed row is never a miss, whatever its text (quotes, backslashes, any character)."""
+    from mtstrata.payloads import layer_payloads, valid_row
+
+    rows = layer_payloads(seg, [x for x in Layer if x is not Layer.EMB], sentences_from)
+    assert all(valid_row(layer, v) for layer, v in rows.items()), rows
