@@ -162,3 +162,18 @@ def test_a_cache_linked_to_nothing_is_not_created_through_the_link(tmp_path):
     q = tmp_path / "ok.sqlite"
     q.symlink_to(target)
     check_database(q)  # a link to a regular file may be the cache
+
+
+def test_search_out_naming_a_data_file_is_refused_before_the_work(tmp_path, capsys):
+    from tests.test_limits import _pair
+
+    _pair(tmp_path / "ds" / "xx-en", seg=True)
+    _pair(tmp_path / "ds" / "yy-en", seg=True)
+    victim = tmp_path / "ds" / "xx-en" / "sys_scores.tsv"
+    before = victim.read_bytes()
+    rc = main(["search", "--data", str(tmp_path / "ds" / "xx-en"), str(tmp_path / "ds" / "yy-en"),
+               "-m", "bleu", "chrf", "--out", str(victim), "--tables", str(tmp_path / "t"), "-q"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "is also this run's output" in err
+    assert victim.read_bytes() == before
+    assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())

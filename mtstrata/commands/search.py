@@ -124,6 +124,9 @@ def check_out(path: str) -> None:
     if not p.parent.is_dir():
         raise InputError(f"--out: the directory {p.parent} does not exist; create it or pass "
                          "another path.", path)
+    from mtstrata.output import check_output_path
+
+    check_output_path(p)  # claimed: an input read later (sys_scores.tsv...) is refused then
 
 
 def set_signatures(table: object, specs: Sequence[str]) -> dict[str, str]:
