@@ -20,33 +20,42 @@ wrong score, and never a user's file:
 * only a file that is provably an mtstrata cache (the SQLite header with mtstrata's
   ``application_id``, written when the cache is created) is ever moved aside when it is damaged
   or of another schema, to a new ``.corrupt-N`` name (an earlier backup is never overwritten);
-* a path that is a directory, a text file or another program's database is refused with a
-  clear error (:class:`~mtstrata.errors.InputError`) and left as it is;
+* a path that is a directory, a text file, another program's database, a FIFO or device (by
+  ``stat``, never opened: :func:`mtstrata.output.check_database`) or an input of the run is
+  refused with a clear error (:class:`~mtstrata.errors.InputError`) and left as it is;
 * "database is locked" (another run creating or writing the file) is waited for, never taken for
   damage;
 * a cache that cannot be written (read-only file or directory, full disk) is a warning: the run
   reads what it holds and goes on without storing its annotation (numbers never depend on
   the cache);
-* a file of another schema (1: one row per text, before layers had providers) is moved aside
-  like a damaged one: nothing in it is ever served to this code.
+* a file of an older schema (1: one row per text, before layers had providers) is moved aside
+  like a damaged one: nothing in it is ever served to this code; one of a newer schema (a newer
+  mtstrata's) is left as it is, with a warning, and the run goes on without a cache; a damaged
+  or old one that cannot be moved aside (an unwritable directory) is a warning too.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import logging
 import os
 import sqlite3
-import threading
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from mtstrata.errors import InputError
-from mtstrata.payloads import SegmentAssembler, emb_from_payload, emb_payload, layer_payloads
+from mtstrata.payloads import (
+    SegmentAssembler,
+    drop_other_widths,
+    emb_from_payload,
+    emb_payload,
+    emb_width,
+    gc_paused,
+    layer_payloads,
+    valid_row,
+)
 from mtstrata.segment import Layer, Segment
 
 __all__ = ["Cache", "CacheWarning", "SegmentAssembler", "default_path", "emb_from_payload",
@@ -73,46 +82,6 @@ def default_path() -> Path:
 def key(layer_key: str, text: str) -> bytes:
     """The row key of one layer of one text: ``sha256(layer key NUL text)`` (32 bytes)."""
     return hashlib.sha256(f"{layer_key}\0{text}".encode()).digest()
-
-
-class _GcPauses:
-    """How many :func:`gc_paused` blocks are open in this process, and whether the collector
-    was enabled before the first one opened (the state the last one to close restores)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.open = 0
-        self.was_enabled = False
-
-
-_GC_PAUSES = _GcPauses()
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while many small objects are built.
-
-    Decoding tens of thousands of segments creates millions of lists and tokens that are all
-    kept; every allocation threshold then triggers a collection that walks them all again.
-    Nothing built here has cycles, so nothing is lost by pausing it.
-
-    The collector is process-wide, so the pauses are counted: blocks may nest or overlap (in
-    threads, or in generators closed in any order), the collector stays off until the last one
-    closes, and then it is as the caller had it (a collector the caller disabled stays so).
-    """
-    p = _GC_PAUSES
-    with p.lock:
-        if p.open == 0:
-            p.was_enabled = gc.isenabled()
-            gc.disable()
-        p.open += 1
-    try:
-        yield
-    finally:
-        with p.lock:
-            p.open -= 1
-            if p.open == 0 and p.was_enabled:
-                gc.enable()
 
 
 class CacheWarning(UserWarning):
@@ -150,12 +119,29 @@ def _legacy_cache(path: Path) -> bool:
         return False
 
 
+class _NewerSchema(sqlite3.DatabaseError):
+    """A cache written by a newer mtstrata (never moved aside: two versions sharing the default
+    cache would move each other's away for ever)."""
+
+
+def _schema_error(found: object) -> sqlite3.DatabaseError:
+    text = f"schema {found}, this mtstrata uses {SCHEMA_VERSION}"
+    try:
+        newer = int(str(found)) > SCHEMA_VERSION
+    except ValueError:
+        newer = False
+    return _NewerSchema(text) if newer else sqlite3.DatabaseError(text)
+
+
 class Cache:
     """An open annotation cache (use as a context manager).
 
     Raises:
         InputError: the path is a directory, or a file that is not an mtstrata cache.
     """
+
+    #: how long a write waits for another process's transaction before the run stops storing
+    BUSY_SECONDS = 60.0
 
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = Path(path) if path is not None else default_path()
@@ -164,6 +150,9 @@ class Cache:
         if self.path.is_dir():
             raise InputError("is a directory, not an annotation cache file; pass a file path "
                              "with --cache (or --no-cache).", str(self.path))
+        from mtstrata.output import check_database
+
+        check_database(self.path)  # a FIFO, device, planted side file or input: refused
         fresh = not self.path.exists() or self.path.stat().st_size == 0
         if not fresh and not _header_is_ours(self.path) and not _legacy_cache(self.path):
             raise InputError(
@@ -173,25 +162,42 @@ class Cache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = self._open_waiting()
+        except _NewerSchema as e:  # another mtstrata's cache: left as it is, for it
+            self.writable = False
+            warnings.warn(f"annotation cache {self.path} is of a newer mtstrata ({e}); it is "
+                          "left as it is and this run goes on without a cache (pass another "
+                          "--cache to keep this run's annotation).", CacheWarning, stacklevel=2)
         except sqlite3.DatabaseError as e:
             if isinstance(e, sqlite3.OperationalError):
                 self.db = self._open_unwritable(str(e))
-            else:  # damaged, or another schema: ours, proven above
-                self._rebuild(str(e))
-                self.db = self._open_waiting()
+            else:  # damaged, or an older schema: ours, proven above
+                try:
+                    self._rebuild(str(e))
+                    self.db = self._open_waiting()
+                except (OSError, sqlite3.Error) as why:  # e.g. an unwritable directory
+                    self.writable = False
+                    self.db = None
+                    warnings.warn(f"annotation cache {self.path} is unusable ({e}) and cannot be "
+                                  f"moved aside ({getattr(why, 'strerror', None) or why}); this "
+                                  "run goes on without a cache.", CacheWarning, stacklevel=2)
         except OSError as e:  # the directory cannot be created
             self.db = self._open_unwritable(e.strerror or str(e))
 
     def _open_waiting(self, seconds: float = 120.0) -> sqlite3.Connection:
         """Open, waiting while another process holds the lock (creating the file, switching
         it to WAL): a busy database is not a damaged one."""
-        deadline = time.monotonic() + seconds
+        start = time.monotonic()
+        deadline, said = start + seconds, False
         delay = 0.02
         while True:
             try:
                 return self._open()
             except sqlite3.OperationalError as e:
                 busy = "locked" in str(e) or "busy" in str(e)
+                if busy and not said and time.monotonic() - start > 5:
+                    said = True  # say why the run waits (at most `seconds`, then read-only)
+                    LOG.info("annotation cache %s is locked by another run; waiting up to "
+                             "%.0f s for it.", self.path, seconds)
                 if busy and time.monotonic() < deadline:
                     time.sleep(delay)
                     delay = min(delay * 2, 0.5)
@@ -199,7 +205,7 @@ class Cache:
                 raise
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        db = sqlite3.connect(self.path, timeout=self.BUSY_SECONDS, isolation_level=None)
         try:
             self._check_schema(db)  # before anything is written to the file
             if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
@@ -215,8 +221,7 @@ class Cache:
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)",
                                (str(SCHEMA_VERSION),))
                 elif row[0] != str(SCHEMA_VERSION):
-                    raise sqlite3.DatabaseError(f"schema {row[0]}, this mtstrata uses "
-                                                f"{SCHEMA_VERSION}")
+                    raise _schema_error(row[0])
                 db.execute("CREATE TABLE IF NOT EXISTS layer (k BLOB PRIMARY KEY, "
                            "v BLOB NOT NULL) WITHOUT ROWID")
                 db.execute("COMMIT")
@@ -242,7 +247,7 @@ class Cache:
                 return  # a new file
             raise
         if row is not None and row[0] != str(SCHEMA_VERSION):
-            raise sqlite3.DatabaseError(f"schema {row[0]}, this mtstrata uses {SCHEMA_VERSION}")
+            raise _schema_error(row[0])
 
     def _open_unwritable(self, why: str) -> sqlite3.Connection | None:
         """A cache that cannot be written (read-only file or directory): read what it holds,
@@ -310,28 +315,52 @@ class Cache:
                 return out
             for k, v in rows:
                 t, layer = want[k]
-                out.setdefault(t, {})[layer] = v
+                if valid_row(layer, v):  # else a miss: recomputed and overwritten
+                    out.setdefault(t, {})[layer] = v
+        if Layer.EMB in keys:
+            self._drop_other_widths(keys[Layer.EMB], out)
         return out
+
+    def _width(self, layer_key: str) -> int | None:
+        """The vector width stored with the emb layer of ``layer_key`` (None: not recorded)."""
+        try:
+            row = self.db.execute("SELECT v FROM meta WHERE k = ?",  # type: ignore[union-attr]
+                                  (f"emb_width {layer_key}",)).fetchone()
+            return int(row[0]) if row is not None else None
+        except (sqlite3.Error, ValueError):
+            return None
+
+    def _drop_other_widths(self, layer_key: str, found: dict[str, dict[Layer, str | bytes]]
+                           ) -> None:
+        """Emb rows of another width than the layer's are misses (:func:`drop_other_widths`)."""
+        drop_other_widths(found, self._width(layer_key))
 
     def put_layers(self, keys: Mapping[Layer, str],
                    rows: Iterable[tuple[str, Mapping[Layer, str | bytes]]]) -> None:
         """Store the payloads of ``(text, {layer: payload})`` in one transaction (all or
         nothing); only the layers in ``keys``. A cache that cannot be written (read-only,
         full disk) warns once and stores nothing more: the run goes on."""
-        data = [(key(keys[layer], t), v) for t, payloads in rows
+        rows_ = list(rows)
+        data = [(key(keys[layer], t), v) for t, payloads in rows_
                 for layer, v in payloads.items() if layer in keys]
         if not data or not self.writable or self.db is None:
             return
+        width = next((emb_width(v) for _t, p in rows_ for layer, v in p.items()
+                      if layer is Layer.EMB and layer in keys), None)
         try:
             with self.db:  # BEGIN ... COMMIT, or ROLLBACK on error
                 self.db.execute("BEGIN IMMEDIATE")
                 self.db.executemany("INSERT OR REPLACE INTO layer VALUES (?, ?)", data)
+                if width is not None:  # the width of the layer's vectors (see get_layers)
+                    self.db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                                    (f"emb_width {keys[Layer.EMB]}", str(width)))
         except sqlite3.OperationalError as e:
-            if "locked" in str(e) or "busy" in str(e):
-                raise
-            self.writable = False
-            LOG.warning("annotation cache %s cannot be written (%s): the run goes on without "
-                        "storing its annotation.", self.path, e)
+            self.writable = False  # never a failure after the work: warn and go on
+            busy = "locked" in str(e) or "busy" in str(e)
+            LOG.warning("annotation cache %s %s: the run goes on without storing its "
+                        "annotation.", self.path,
+                        f"was locked by another process for {self.BUSY_SECONDS:g} s" if busy
+                        else f"cannot be written ({e})")
 
     # ------------------------------------------------------------------ segments
     def get_many(self, keys: Mapping[Layer, str], texts: Sequence[str],

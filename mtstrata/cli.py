@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Sequence
 
 from mtstrata._version import __version__
-from mtstrata.console import warn
+from mtstrata.console import ClosedStdout, guard_standard_fds, say, warn
 from mtstrata.errors import MtstrataError
 
 
@@ -74,7 +74,7 @@ class _StderrHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         level = "" if record.levelno <= logging.INFO else f"{record.levelname.lower()}: "
-        print(f"mtstrata: {level}{record.getMessage()}", file=sys.stderr)
+        say(f"mtstrata: {level}{record.getMessage()}")
 
 
 def _log_to_stderr() -> None:
@@ -87,9 +87,37 @@ def _log_to_stderr() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv``; return its exit code."""
+    guard_standard_fds()
+    closed = sys.stdout is None
+    if closed:  # >&-: writing the output fails as a closed file does (exit 2), not silently;
+        sys.stdout = ClosedStdout()  # and argparse's help does not fall back to stderr
+    no_stderr = sys.stderr is None
+    if no_stderr:  # 2>&-: messages go nowhere (print, argparse and tqdm fell back to stdout)
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        return _main(argv)
+    finally:
+        if closed:
+            sys.stdout = None
+        if no_stderr:
+            sys.stderr.close()
+            sys.stderr = None
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_command_of(argv))
-    args = parser.parse_args(argv)
+    from mtstrata import plugins
+
+    plugins.reset_use()
+    try:  # a broken command plugin is named even by `mtstrata --help`
+        parser = build_parser(_command_of(argv))
+        args = parser.parse_args(argv)
+    except MtstrataError as e:
+        if "--debug" in argv:
+            raise
+        _say(f"error: {e}")
+        return e.exit_code
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -97,8 +125,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = _terminate_as_exception()
     shown = warnings.showwarning
     warnings.showwarning = _show_warning
+    from mtstrata.output import run_scope
+
     try:
-        return _run(args)
+        with run_scope():  # what the run reads is never what it writes (mtstrata.output)
+            return _run(args)
     finally:
         warnings.showwarning = shown
         if previous is not None:
@@ -118,10 +149,14 @@ def entry() -> None:
 
     atexit._run_exitfuncs()  # logging, multiprocessing, sqlite users: what a normal exit runs
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # closed (>&-): nothing to flush
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):
-            code = code or 120
+            # output lost on stdout is a failure (120, as Python's own exit); a message lost
+            # on stderr is not: it cannot turn the run's outcome into one
+            code = code or (120 if stream is sys.stdout else 0)
     os._exit(code)
 
 
@@ -149,6 +184,9 @@ def _run(args: argparse.Namespace) -> int:
             if args.debug:
                 raise
             where = f" ({e.filename})" if e.filename else ""
+            if e.filename == "<stdout>":
+                _say(f"error: {e.strerror}.")
+                return 2
             _silence_stdout()  # if stdout was the failing file, the exit flush cannot fail
             _say(f"error: {e.strerror or e}{where}. Check the path, its permissions and the "
                  "free space, then run again.")
@@ -159,14 +197,30 @@ def _run(args: argparse.Namespace) -> int:
             _say("error: out of memory. Score fewer or shorter segments at a time (split the "
                  "input files), or use fewer metrics per run.")
             return 2
+        except SystemExit as e:  # from a plugin's code: its own failure (else as it was)
+            blamed = _blame(e)
+            if blamed is None or args.debug:
+                raise
+            _say(f"error: {blamed}")
+            return 2
         except Exception as e:  # a bug: one line, and how to see the whole story
             if args.debug:
                 raise
+            blamed = _blame(e)
+            if blamed is not None:  # a plugin's code raised, or broke mtstrata's contract
+                _say(f"error: {blamed}")
+                return 2
             _say(f"internal error: {type(e).__name__}: {e}. This is a bug in mtstrata; rerun "
                  "with --debug to see the traceback, and report it.")
             return 1
     except OSError:  # stderr itself is unusable: nothing more can be said
         return 2
+
+
+def _blame(e: BaseException) -> str | None:
+    from mtstrata import plugins
+
+    return plugins.blame(e)
 
 
 class Terminated(BaseException):
@@ -186,7 +240,7 @@ def _terminate_as_exception() -> object:
 
 
 def _say(message: str) -> None:
-    print(f"mtstrata: {message}", file=sys.stderr)
+    say(f"mtstrata: {message}")
 
 
 def _silence_stdout() -> None:

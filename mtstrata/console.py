@@ -3,13 +3,109 @@
 Library code reports through :mod:`warnings` and :mod:`logging`; the command line shows both
 with :func:`warn` (``cli`` routes :func:`warnings.showwarning` here), and a command that has
 something to say itself calls it directly.
+
+Every message goes through :func:`say`, which writes to standard error or nowhere: with
+standard error closed (``2>&-``: ``sys.stderr`` is None, where ``print`` would fall back to
+standard output and corrupt it) nothing is written; with standard error unwritable (a full
+disk, a closed pipe) the message is dropped and the stream pointed at ``/dev/null``, so that
+neither the message nor the interpreter's final flush turns the run's outcome into a failure.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+
+
+def say(line: str) -> None:
+    """Write ``line`` (and a newline) to the current standard error, or nowhere (see above)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        silence(stream)
+
+
+def silence(stream: object) -> None:
+    """Point ``stream``'s file descriptor at /dev/null (what is buffered then goes nowhere and
+    the final flush cannot fail again)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())  # type: ignore[attr-defined]
+        os.close(devnull)
+        stream.flush()  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def warn(message: str) -> None:
     """Print ``message`` as one warning line on the current standard error."""
-    print(f"mtstrata: warning: {message}", file=sys.stderr)
+    say(f"mtstrata: warning: {message}")
+
+
+def guard_standard_fds() -> None:
+    """Open /dev/null on any of file descriptors 0, 1, 2 that is closed (``>&-``), leaving
+    ``sys.stdin``/``sys.stdout``/``sys.stderr`` as Python set them (None). Otherwise the next
+    file the run opens (the annotation cache, an output's temporary file) would get that number,
+    and whatever a library or a worker process writes to "standard error" would go into it."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                got = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                return
+            if got != fd:  # (the lowest free number is fd: closed in order)
+                os.dup2(got, fd)
+                os.close(got)
+
+
+class ClosedStdout:
+    """``sys.stdout`` while standard output is closed (``>&-``, where Python sets it to None):
+    writing the run's output fails as a closed file does (exit 2 with one paragraph), never as
+    an internal error, and never silently."""
+
+    def write(self, text: str) -> int:
+        raise OSError(9, "standard output is closed, so the output cannot be written; run "
+                      "with standard output open (or redirected to a file: > FILE)", "<stdout>")
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        raise OSError(9, "standard output is closed")
+
+    def isatty(self) -> bool:
+        return False
+
+
+class SafeStderr:
+    """The current standard error for writers that are not ours (tqdm's progress bars): what
+    cannot be written is dropped, as by :func:`say`, instead of failing the run."""
+
+    def write(self, text: str) -> int:
+        stream = sys.stderr
+        if stream is not None:
+            try:
+                stream.write(text)
+            except (OSError, ValueError):
+                silence(stream)
+        return len(text)
+
+    def flush(self) -> None:
+        stream = sys.stderr
+        if stream is not None:
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                silence(stream)
+
+    def isatty(self) -> bool:
+        return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+    def fileno(self) -> int:
+        return sys.stderr.fileno()  # type: ignore[union-attr]

@@ -71,8 +71,10 @@ def decode_lines(data: bytes, path: str) -> list[str]:
     return lines
 
 
-def read_text(path: str, stdin: bytes | None = None) -> TextFile:
-    """Read one input file (``-`` for standard input)."""
+def read_text(path: str, stdin: bytes | None = None, *, note: bool = True) -> TextFile:
+    """Read one input file (``-`` for standard input). The file is recorded as an input of the
+    run (:func:`mtstrata.output.note_input`: no output of the run may replace it) unless
+    ``note`` is false (a file of mtstrata's own that the run reads to merge and rewrite)."""
     if path == "-":
         if stdin is None and (sys.stdin is None or getattr(sys.stdin, "buffer", None) is None):
             raise InputError("standard input is closed; give a file instead of '-' (or pipe "
@@ -88,6 +90,10 @@ def read_text(path: str, stdin: bytes | None = None) -> TextFile:
         raise InputError("no such file. Check the path (and quote names with spaces).", path)
     if p.is_dir():
         raise InputError("is a directory; give a text file with one segment per line.", path)
+    if note:
+        from mtstrata.output import note_input
+
+        note_input(p)
     try:
         data = p.read_bytes()
     except OSError as e:

@@ -7,9 +7,13 @@ computed. Part of every provider's code version (:data:`mtstrata.layers.provider
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
+import re
 import struct
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -74,6 +78,80 @@ def emb_from_payload(blob: bytes) -> Embedding:
     return Embedding(tokens, arr[1:], arr[0])
 
 
+def checked_emb(blob: bytes) -> Embedding:
+    """:func:`emb_from_payload` of a row read back: its tokens text, its vectors finite and of
+    a width (ValueError otherwise: a NaN or inf vector scored EMB-F 0.0, silently)."""
+    e = emb_from_payload(blob)
+    if not all(isinstance(t, str) for t in e.tokens) or e.sentence.shape[0] < 1:
+        raise ValueError("not an emb payload")
+    if not (np.isfinite(e.vectors).all() and np.isfinite(e.sentence).all()):
+        raise ValueError("non-finite vector")
+    return e
+
+
+def emb_width(blob: object) -> int | None:
+    """The vector width an emb payload's header states (None: not an emb payload)."""
+    if not isinstance(blob, bytes) or not blob.startswith(EMB_MAGIC) or \
+            len(blob) < len(EMB_MAGIC) + 8:
+        return None
+    return int(struct.unpack_from("<I", blob, len(EMB_MAGIC) + 4)[0])
+
+
+def drop_other_widths(found: dict[str, dict[Layer, str | bytes]], want: int | None) -> None:
+    """Drop the emb rows (of ``found``: text -> layer -> payload) whose vectors have another
+    width than ``want``, the layer's (recorded when it was first stored; None: the width most
+    rows have). A width is a fact of the model, so such a row is damaged or edited: it is a
+    miss, where comparing its vectors with others failed."""
+    widths = {t: emb_width(p[Layer.EMB]) for t, p in found.items() if Layer.EMB in p}
+    if want is None and widths:
+        counts: dict[int | None, int] = {}
+        for w in widths.values():
+            counts[w] = counts.get(w, 0) + 1
+        want = max(counts, key=lambda w: counts[w])
+    for t, w in widths.items():
+        if w != want:
+            del found[t][Layer.EMB]
+
+
+def valid_row(layer: Layer, payload: object) -> bool:
+    """Whether a row read back from the cache is one :func:`layer_payloads` (or
+    :func:`emb_payload`) could have written: JSON of the layer's shape and types, as
+    :func:`layer_payloads` spells it (checked by one regular expression per layer, in C, without
+    decoding it a second time: nesting deeper than the layer's fails it too); emb vectors
+    finite. A row edited by hand or damaged is a miss (recomputed), never a crash or a number;
+    rows just computed are not checked (they are ours)."""
+    if layer is Layer.EMB:
+        try:
+            checked_emb(payload)  # type: ignore[arg-type]
+        except (ValueError, TypeError, struct.error, RecursionError):
+            return False
+        return True
+    form = _ROW_FORMS.get(layer)
+    return isinstance(payload, str) and form is not None and form.fullmatch(payload) is not None
+
+
+def _array(item: str) -> str:
+    return rf"{_O}(?:{item}(?:{_C}{item})*)?{_E}"
+
+
+# "[", ",", "]" as layer_payloads writes them (compact: a row spaced otherwise is a miss)
+_O, _C, _E = r"\[", ",", r"\]"
+_STR = r'"[^"\\]*(?:\\.[^"\\]*)*"'  # (unrolled: no alternation per character)
+_STRN, _INT, _INTN = f"(?:{_STR}|null)", r"\d+", r"(?:\d+|null)"
+_SPAN = rf"{_O}{_INT}{_C}{_INT}{_C}{_STR}{_E}"
+#: the JSON text :func:`layer_payloads` writes for each layer (no floats, no booleans: a head,
+#: an index or a span bound is a non-negative integer)
+_ROW_FORMS = {layer: re.compile(form, re.DOTALL) for layer, form in {
+    Layer.TOKENS: rf"{_O}{_array(_STR)}(?:{_C}{_array(_INT)})?{_E}",
+    Layer.LEMMA: _array(_STRN),
+    Layer.POS: rf"{_O}{_array(_STRN)}{_C}{_array(_STRN)}{_E}",
+    Layer.DEP: rf"{_O}{_array(_INTN)}{_C}{_array(_STRN)}(?:{_C}{_array(_INT)})?{_E}",
+    Layer.NER: _array(_SPAN),
+    Layer.CHUNKS: _array(_SPAN),
+    Layer.SRL: _array(rf"{_O}{_INT}{_C}{_array(_SPAN)}{_E}"),
+}.items()}
+
+
 class SegmentAssembler:
     """Builds a :class:`Segment` from its layers' payloads, sharing equal tokens between
     segments (a corpus repeats them: building each distinct one once is most of a warm run's
@@ -126,3 +204,43 @@ class SegmentAssembler:
             schemes=tuple(sorted((k.value, v) for k, v in schemes.items() if k in layers)),
             emb=emb)
         return seg if seg.is_consistent() else None
+
+
+class _GcPauses:
+    """How many :func:`gc_paused` blocks are open in this process, and whether the collector
+    was enabled before the first one opened (the state the last one to close restores)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.open = 0
+        self.was_enabled = False
+
+
+_GC_PAUSES = _GcPauses()
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while many small objects are built.
+
+    Decoding tens of thousands of segments creates millions of lists and tokens that are all
+    kept; every allocation threshold then triggers a collection that walks them all again.
+    Nothing built here has cycles, so nothing is lost by pausing it.
+
+    The collector is process-wide, so the pauses are counted: blocks may nest or overlap (in
+    threads, or in generators closed in any order), the collector stays off until the last one
+    closes, and then it is as the caller had it (a collector the caller disabled stays so).
+    """
+    p = _GC_PAUSES
+    with p.lock:
+        if p.open == 0:
+            p.was_enabled = gc.isenabled()
+            gc.disable()
+        p.open += 1
+    try:
+        yield
+    finally:
+        with p.lock:
+            p.open -= 1
+            if p.open == 0 and p.was_enabled:
+                gc.enable()

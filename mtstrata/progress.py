@@ -33,8 +33,8 @@ def enabled() -> bool:
     """Whether a bar would be drawn now."""
     env = os.environ.get("MTSTRATA_PROGRESS", "")
     if env in ("0", "1"):
-        return env == "1" and not _quiet
-    if _quiet:
+        return env == "1" and not _quiet and sys.stderr is not None
+    if _quiet or sys.stderr is None:  # closed (2>&-): no bar, nothing to stdout
         return False
     stream = sys.stderr
     return bool(getattr(stream, "isatty", lambda: False)())
@@ -93,7 +93,9 @@ def bar(desc: str, total: int | None = None, unit: str = "it", *, quiet: bool = 
         return
     from tqdm import tqdm
 
-    b = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
+    from mtstrata.console import SafeStderr
+
+    b = tqdm(total=total, desc=desc, unit=unit, file=SafeStderr(), leave=False,
              dynamic_ncols=True)
     _stack.append(b)
     try:

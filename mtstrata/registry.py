@@ -24,6 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from mtstrata import plugins
+from mtstrata._patterns import canonical_groups as _canonical_groups
+from mtstrata._patterns import group_patterns  # noqa: F401  (re-exported)
 from mtstrata.errors import ConfigError, UnknownNameError
 
 T = TypeVar("T")
@@ -186,6 +189,7 @@ class Registry(Generic[T]):
     def add(self, name: str, factory: Callable[..., T], description: str = "",
             layers: tuple[str, ...] = ()) -> None:
         key = name.lower()
+        self._check_plugin(name)
         if key in self._exact and self._exact[key].factory is not factory:
             raise ValueError(f"{self.kind} {name!r} is registered twice")
         self._exact[key] = Entry(name, factory, description, None, layers)
@@ -195,7 +199,8 @@ class Registry(Generic[T]):
         :attr:`lazy` stays its one record)."""
         module, _, attr = self.lazy[key].partition(":")
         try:
-            factory = getattr(importlib.import_module(module), attr or self.lazy_attr)
+            with plugins.builtin():
+                factory = getattr(importlib.import_module(module), attr or self.lazy_attr)
         except (ImportError, AttributeError) as e:
             raise ConfigError(f"the {self.kind} {key!r} names {self.lazy[key]!r}, which cannot "
                               f"be loaded: {type(e).__name__}: {e}.") from None
@@ -211,20 +216,38 @@ class Registry(Generic[T]):
         """
         if not examples:
             raise ValueError(f"family {display!r} needs at least one example name")
+        self._check_plugin(display, re.compile(pattern), examples)
         self._families.append(
             Entry(display, factory, description, re.compile(pattern), layers, examples)
         )
 
+    def _check_plugin(self, name: str, pattern: re.Pattern[str] | None = None,
+                      examples: tuple[str, ...] = ()) -> None:
+        """A name a plugin registers (while its entry point loads) may not be one a built-in
+        answers to (:func:`mtstrata.plugins.check_name`): the built-ins are loaded first."""
+        if plugins.current() is None:
+            return
+        self._load_builtins()
+        plugins.check_name(self.kind, name, self._exact, self.lazy, self._families, pattern,
+                           examples)
+
     # ----------------------------------------------------------------- lookup
     def _load(self) -> None:
         """Import every module of the package (each registers its entries) and the plugins."""
+        self._load_builtins()
+        self._load_plugins()
+
+    def _load_builtins(self) -> None:
+        with plugins.builtin():  # (maybe on behalf of a plugin's import: still ours)
+            self._import_builtins()
+
+    def _import_builtins(self) -> None:
         if not self._loaded:
             self._loaded = True
             pkg = importlib.import_module(self.plugin_package)  # type: ignore[arg-type]
             for mod in pkgutil.walk_packages(pkg.__path__, prefix=f"{self.plugin_package}."):
                 if not mod.name.rpartition(".")[2].startswith("_"):
                     importlib.import_module(mod.name)
-        self._load_plugins()
 
     def _load_plugins(self) -> None:
         """Load the entry points of :attr:`entry_points` (installed distributions' additions).
@@ -237,17 +260,14 @@ class Registry(Generic[T]):
         from importlib.metadata import entry_points
 
         for ep in entry_points(group=self.entry_points):  # type: ignore[arg-type]
-            try:
+            plugin = plugins.of_entry_point(ep, str(self.entry_points))
+            with plugins.loading(plugin):  # its failure, or a name of ours, names it: exit 2
                 obj = ep.load()
-            except Exception as e:  # a broken plugin is named, not a traceback
-                dist = getattr(ep.dist, "name", "?")
-                raise ConfigError(
-                    f"the {self.kind} plugin {ep.name} = {ep.value} (entry point group "
-                    f"{self.entry_points}, distribution {dist}) cannot be loaded: "
-                    f"{type(e).__name__}: {e}. Fix or uninstall that distribution.") from None
-            if not isinstance(obj, types.ModuleType) and ep.name.lower() not in self._exact:
+                if isinstance(obj, types.ModuleType) or plugins.owner(self.kind,
+                                                                      ep.name) == plugin:
+                    continue
                 doc = (getattr(obj, "__doc__", None) or "").strip().split("\n\n")[0]
-                self.add(ep.name, obj, " ".join(doc.split()) + f" ({getattr(ep.dist, 'name', '')})")
+                self.add(ep.name, obj, " ".join(doc.split()) + f" ({plugin.dist})")
 
     def _find(self, name: str) -> Entry[T] | None:
         """The exact entry ``name``, importing only the package's modules that may register it
@@ -259,7 +279,8 @@ class Registry(Generic[T]):
         if key not in self._exact and not self._loaded:
             pkg = importlib.import_module(self.plugin_package)  # type: ignore[arg-type]
             for mod in candidate_modules(self.plugin_package, pkg.__path__, key):  # type: ignore[arg-type]
-                importlib.import_module(mod)
+                with plugins.builtin():
+                    importlib.import_module(mod)
                 if key in self._exact:
                     break
         if key not in self._exact:
@@ -290,11 +311,13 @@ class Registry(Generic[T]):
         """The entry for ``name`` and, for a family, the matched groups."""
         e = self._find(name)
         if e is not None:
+            plugins.note_use(self.kind, e.name, e.factory)
             return e, ()
         for fam in self._families:
             assert fam.pattern is not None
             m = re.compile(fam.pattern.pattern, re.IGNORECASE).fullmatch(name)
             if m:
+                plugins.note_use(self.kind, fam.name, fam.factory)
                 return fam, _canonical_groups(fam.pattern.pattern, m.groups())
         # a family's display name (``GTM-e``, ``SP-Op(t)``) is a template, not a name: suggest
         # its concrete examples instead (it suggested itself: "unknown 'GTM-e'. Did you mean
@@ -333,53 +356,6 @@ def candidate_modules(package: str, paths: list[str], key: str) -> list[str]:
                 elif needle in entry.read_text(encoding="utf-8").lower():
                     mentioned.append(mod)
     return named + mentioned
-
-
-def group_patterns(pattern: str) -> list[str]:
-    """The sub-patterns of the capturing groups of a regular expression, in group order
-    (escapes, character classes and non-capturing groups are skipped):
-    ``DP-HWCM_([wcr])-([1-4])`` -> ``['[wcr]', '[1-4]']``."""
-    subs: list[str] = []
-    stack: list[tuple[int, int | None]] = []  # (start of the body, capture index or None)
-    i, in_class = 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            if pattern[i + 1:i + 2] == "]":  # a ']' first in a class is a literal
-                i += 1
-        elif c == "(":
-            if pattern[i + 1:i + 2] == "?":
-                stack.append((i + 1, None))
-            else:
-                stack.append((i + 1, len(subs)))
-                subs.append("")
-        elif c == ")" and stack:
-            start, index = stack.pop()
-            if index is not None:
-                subs[index] = pattern[start:i]
-        i += 1
-    return subs
-
-
-def _canonical_groups(pattern: str, groups: tuple[str, ...]) -> tuple[str, ...]:
-    """Groups of a case-insensitive match spelled as the family's pattern spells them: each
-    group's value as given, in lower or in upper case, whichever its own sub-pattern accepts
-    case-sensitively (``R`` -> ``r`` for ``[wcr]``; free text such as a type is kept as given:
-    the family resolves it against its inventory)."""
-    subs = group_patterns(pattern)
-    out = []
-    for g, sub in zip(groups, subs, strict=False):
-        if g is None:
-            out.append(g)
-            continue
-        out.append(next((c for c in (g, g.lower(), g.upper()) if re.fullmatch(sub, c)), g))
-    return tuple(out)
 
 
 def _typed(factory: Callable[..., Any], params: dict[str, str], spec: str) -> dict[str, Any]:

@@ -119,8 +119,9 @@ def layers_needed(metrics: Sequence[Metric]) -> tuple[set[Layer], dict[Layer, st
 def metric_signatures(metrics: Sequence[Metric], nrefs: int, the_plan: Any = None
                       ) -> list[str]:
     """Each metric's signature in a run with ``nrefs`` references annotated by ``the_plan``:
-    the metric's own signature plus the run facts (``nrefs``, and ``ann``: what produced the
-    metric's own layers, whatever else the run needed)."""
+    the metric's own signature plus the run facts (``nrefs``, ``ann``: what produced the
+    metric's own layers, whatever else the run needed). A plugin's metric names its
+    distribution and release in its own signature (``plugin:DIST==VERSION``)."""
     out = []
     for m in metrics:
         facts = {"nrefs": str(nrefs)}
@@ -205,7 +206,20 @@ class _Turns:
     def one_system(self, name: str) -> tuple[str, list[np.ndarray]]:
         """Every metric's statistics of one system."""
         hyp_segs = Prepared([self.segs[h] for h in self.systems[name]], self.options)
-        return name, [m.stats_batch(hyp_segs, self.refs) for m in self.metrics]
+        n = len(self.systems[name])
+        return name, [_contract(m, m.stats_batch(hyp_segs, self.refs), n) for m in self.metrics]
+
+
+def _contract(m: Metric, stats: object, n: int) -> np.ndarray:
+    """A metric's statistics as the contract says: one row per segment, one column per named
+    statistic (a plugin's metric that breaks it is named by the command line, exit 2)."""
+    k = len(m.stat_names())
+    shape = getattr(stats, "shape", None)
+    if not isinstance(stats, np.ndarray) or shape != (n, k):
+        raise ValueError(f"the metric {m.display_name()} returned statistics of shape {shape} "
+                         f"for {n} segments, not ({n}, {k}): one row per segment, one column "
+                         f"per statistic {m.stat_names()}")
+    return stats
 
 
 #: the scoring runs under way in this process, by run id: a forked worker finds its run's

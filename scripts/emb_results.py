@@ -301,4 +301,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from results_doc import run_script
+
+    raise SystemExit(run_script(main, "scripts/emb_results.py"))

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from results_doc import write_sections
+from results_doc import check_data, write_sections
 
 from mtstrata.combine.bootstrap import bootstrap_ci, compare_metrics
 from mtstrata.combine.report import metric_arrays, table_records
@@ -219,6 +219,7 @@ def main() -> None:
                     help="all 10 WMT19 pairs (default: the 3 into-English pairs absent from "
                     "WMT17, as the time budget allowed)")
     args = ap.parse_args()
+    check_data(args.data, "wmt17_toen_da", "wmt19_da_sys")  # before anything is computed or created
     w17 = sorted(p for p in Path(args.data, "wmt17_toen_da").iterdir() if p.is_dir())
     w19 = sorted(p for p in Path(args.data, "wmt19_da_sys").iterdir() if p.is_dir()
                  and (args.w19_all or p.name in W19_UNSEEN))
@@ -355,4 +356,6 @@ def ulc_sections(args: argparse.Namespace, sets: dict[str, MetricSet],
 
 
 if __name__ == "__main__":
-    main()
+    from results_doc import run_script
+
+    raise SystemExit(run_script(main, "scripts/make_results.py"))

@@ -14,8 +14,11 @@ A section looks like::
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from mtstrata.errors import MtstrataError
 from mtstrata.output import atomic_write
 
 #: section name -> the one script that writes it (in the order ``make results`` runs them)
@@ -59,7 +62,48 @@ def write_sections(path: Path, script: str, sections: dict[str, list[str]]) -> N
     for name in sections:
         if SECTIONS.get(name) != script:
             raise SystemExit(f"section {name!r} is written by {SECTIONS.get(name)}, not {script}")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SystemExit(f"{script}: error: cannot read {path} ({e.strerror}); --out names the "
+                         "RESULTS.md whose generated sections are rewritten.") from None
     for name, lines in sections.items():
         text = splice(text, name, lines)
     atomic_write(path, text)  # regular files only, through a random temporary name
+
+
+def check_data(data: str, *datasets: str) -> None:
+    """Refuse a ``--data`` folder without the datasets a generator reads, before anything is
+    computed or created."""
+    from mtstrata.errors import InputError
+
+    missing = [d for d in datasets if not Path(data, d).is_dir()]
+    if missing:
+        raise InputError(f"--data {data} holds no {' and no '.join(f'{d}/' for d in missing)}; "
+                         "pass the folder holding the WMT data (one directory per dataset, one "
+                         "per language pair inside: see /work/shared/data's SOURCE.md files).")
+
+
+def run_script(main: Callable[[], object], script: str) -> int:
+    """Run a generator's ``main``: bad input (a missing ``--data`` folder or table directory,
+    a foreign or damaged file) is one paragraph on standard error and exit code 2, never a
+    traceback; a ``SystemExit`` message (a RESULTS.md without the section's markers) is
+    printed the same way."""
+    try:
+        code = main()
+    except SystemExit as e:
+        if isinstance(e.code, str):
+            print(e.code, file=sys.stderr)
+            return 2
+        return int(e.code or 0)
+    except MtstrataError as e:
+        print(f"{script}: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        where = f" ({e.filename})" if e.filename else ""
+        print(f"{script}: error: {e.strerror or e}{where}. --data names the folder holding "
+              "wmt17_toen_da/ and wmt19_da_sys/; the table options name directories of score "
+              "tables (`mtstrata meta --tables DIR` writes them).", file=sys.stderr)
+        return 2
+    return int(code or 0) if isinstance(code, int) else 0
+

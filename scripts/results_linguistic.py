@@ -30,7 +30,7 @@ from make_results import (
     log,
     verdict,
 )
-from results_doc import write_sections
+from results_doc import check_data, write_sections
 
 from mtstrata.combine.search import format_trace, hill_climb
 from mtstrata.combine.table import ScoreTable, cached_table, load_table, table_path
@@ -113,6 +113,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "RESULTS.md"))
     args = ap.parse_args()
+    check_data(args.data, "wmt17_toen_da")  # before anything is computed or created
     w17 = sorted(p for p in Path(args.data, "wmt17_toen_da").iterdir() if p.is_dir())
     options = AnnotationOptions(cache=args.cache, jobs=args.jobs, quiet=True)
     reference = [*REFERENCE, *(["ter"] if args.ter else [])]
@@ -123,4 +124,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from results_doc import run_script
+
+    raise SystemExit(run_script(main, "scripts/results_linguistic.py"))

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from emb_results import TEXT as EMB_TEXT
 from make_results import DEV, LING, N_BOOT, SEED, corr_section, log
-from results_doc import write_sections
+from results_doc import check_data, write_sections
 from results_linguistic import REFERENCE
 from results_linguistic import tables as tables17
 
@@ -135,6 +135,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", default=str(ROOT / "RESULTS.md"))
     args = ap.parse_args()
+    check_data(args.data, "wmt19_da_sys", "wmt17_toen_da")  # before anything is computed or created
     t0 = time.perf_counter()
     options = AnnotationOptions(cache=args.cache, jobs=args.jobs, quiet=True)
     metrics = [*TEXT, *LING, *EMB]
@@ -158,4 +159,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from results_doc import run_script
+
+    raise SystemExit(run_script(main, "scripts/results_wmt19.py"))

@@ -95,9 +95,9 @@ def test_damaged_cache_is_rebuilt_with_a_warning(tmp_path, content):
     p = tmp_path / "c.sqlite"
     if content is None:
         _damaged_cache(p)
-    elif content == "schema":  # our cache, written by another schema version
-        with Cache(p) as c:
-            c.db.execute("UPDATE meta SET v = '99' WHERE k = 'schema'")
+    elif content == "schema":  # our cache, written by an older schema version (a newer one
+        with Cache(p) as c:  # is left as it is: tests/test_cache_rows.py)
+            c.db.execute("UPDATE meta SET v = '1' WHERE k = 'schema'")
     else:
         p.write_bytes(content)
     # an empty file is a valid new database for sqlite: no warning needed

@@ -1,9 +1,11 @@
 """Every registered metric gives bit-identical numbers whatever the run's mechanics (issue 27):
-``--jobs 1`` and ``--jobs 2``, the annotation cache off, cold (being filled) and warm (read),
-and two ``PYTHONHASHSEED`` values. Each configuration is one ``mtstrata score`` subprocess over
-three systems with every metric and family example at once (system and segment scores, as
-JSON, compared by their exact float values); about five model-loading runs, so it is marked
-slow. A case that is known to differ is ``xfail(strict=True)``, naming its issue."""
+``--jobs 1`` and ``--jobs 2``, the annotation cache off, cold (being filled), warm (read) and
+damaged (every row edited to other types, deeper nesting, NaN vectors or another width: each
+a miss, recomputed; issue 35), and two ``PYTHONHASHSEED`` values. Each configuration is one
+``mtstrata score`` subprocess over three systems with every metric and family example at once
+(system and segment scores, as JSON, compared by their exact float values); about six
+model-loading runs, so it is marked slow. A case that is known to differ is
+``xfail(strict=True)``, naming its issue."""
 
 from __future__ import annotations
 
@@ -46,10 +48,11 @@ def _specs() -> list[str]:
 SPECS = _specs()
 #: run -> (jobs, cache, PYTHONHASHSEED); cache: "off", "cold" (filled by this run), "warm"
 RUNS = {"base": (1, "off", "0"), "jobs2": (2, "off", "0"), "cold": (1, "cold", "0"),
-        "warm": (1, "warm", "0"), "hashseed": (1, "off", "4242")}
+        "warm": (1, "warm", "0"), "damaged": (1, "damaged", "0"), "hashseed": (1, "off", "4242")}
 #: factor -> the two runs it compares
 FACTORS = {"jobs 1 vs 2": ("base", "jobs2"), "cache off vs cold": ("base", "cold"),
-           "cache off vs warm": ("base", "warm"), "PYTHONHASHSEED 0 vs 4242": ("base", "hashseed")}
+           "cache off vs warm": ("base", "warm"), "PYTHONHASHSEED 0 vs 4242": ("base", "hashseed"),
+           "cache off vs damaged rows": ("base", "damaged")}
 #: (factor, metric) pairs known to differ, with the issue that tracks them
 KNOWN: dict[tuple[str, str], str] = {}
 
@@ -62,6 +65,8 @@ def _score(tmp: Path, jobs: int, cache: str, seed: str) -> dict[tuple[str, str],
             "-m", *SPECS, "-f", "json", "--sentence-level", "-q", "--jobs", str(jobs)]
     if cache == "off":
         argv.append("--no-cache")
+    if cache == "damaged":
+        _damage(tmp / "ann.sqlite")
     p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=900, check=False)
     assert p.returncode == 0, p.stderr
     out = {}
@@ -71,13 +76,44 @@ def _score(tmp: Path, jobs: int, cache: str, seed: str) -> dict[tuple[str, str],
     return out
 
 
+def _damage(path: Path) -> None:
+    """Every row of the (warm) cache replaced as a hand edit or damage would: JSON rows of other
+    types or nested deeper than any row, emb rows with NaN vectors or of another width. Each is
+    a miss: the run recomputes it, and its numbers are those of a run without the cache."""
+    import sqlite3
+    import struct
+
+    import numpy as np
+
+    from mtstrata.payloads import EMB_MAGIC
+
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT k, v FROM layer").fetchall()
+    assert rows, "the warm run left no rows to damage"
+    for i, (k, v) in enumerate(rows):
+        if isinstance(v, bytes):  # emb: tokens, then (tokens + 1) x width float16
+            n, dim = struct.unpack_from("<II", v, len(EMB_MAGIC))
+            toks = v[len(EMB_MAGIC) + 8:len(EMB_MAGIC) + 8 + n]
+            width = dim + (i % 2)
+            arr = np.full((len(json.loads(toks)) + 1, width), np.nan if i % 2 == 0 else 0.5,
+                          np.float16)
+            new: str | bytes = (EMB_MAGIC + struct.pack("<II", n, width) + toks
+                                + arr.tobytes())
+        else:
+            new = json.dumps([[1.5] * 3]) if i % 2 else "[" * 3000 + "]" * 3000
+        db.execute("UPDATE layer SET v = ? WHERE k = ?", (new, k))
+    db.commit()
+    db.close()
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     tmp = tmp_path_factory.mktemp("determinism")
     (tmp / "ref.txt").write_text("\n".join(REF) + "\n", encoding="utf-8")
     for s, lines in SYSTEMS.items():
         (tmp / f"{s}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return {name: _score(tmp, *cfg) for name, cfg in RUNS.items()}  # in order: cold before warm
+    # in order: cold before warm, warm before damaged (which damages what warm read)
+    return {name: _score(tmp, *cfg) for name, cfg in RUNS.items()}
 
 
 def _cases() -> list:

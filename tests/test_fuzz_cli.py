@@ -121,13 +121,27 @@ def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str]
 
 
 COMMON = {"--seed": numbers, "--jobs": st.sampled_from(["1", "1", "1", "2", "0", "-1", "40", "x"]),
-          "--cache": st.sampled_from(["/nonexistent/dir/c.sqlite", "/dev/null", "CACHE"]),
-          "--allow-unlocked": None}
+          "--cache": st.sampled_from(["/nonexistent/dir/c.sqlite", "/dev/null", "CACHE",
+                                      "FIFO", "INPUT"]),
+          "--allow-unlocked": None,
+          # (lexical metrics: nothing is annotated, so no model loads and no cluster starts)
+          "--annotator": st.sampled_from(["spacy", "nosuch", "spacy:jobs=0", "spacy:jobs=99",
+                                          "spacy:bogus=1", "", "stanza:dir=/nonexistent"]),
+          "--srl": st.sampled_from(["learned", "nosuch", ""]),
+          "--executor": st.sampled_from(["local", "local:x", "nosuch", "dask:foo",
+                                         "dask:tcp://h:0", "dask:tcp://a b:1", "dask:"])}
 
 
-def _common(draw: st.DrawFn, tmp: Path) -> list[str]:
+def _common(draw: st.DrawFn, tmp: Path, inputs: list[str] | None = None) -> list[str]:
+    """Options of every annotating command; ``--cache`` may name a FIFO (it blocked for ever)
+    or one of the run's ``inputs``."""
     argv = _options(draw, COMMON)
-    argv = [str(tmp / "c.sqlite") if a == "CACHE" else a for a in argv]
+    fifo = tmp / "fifo"
+    if any(a.endswith("=FIFO") for a in argv) and not fifo.exists():
+        os.mkfifo(fifo)
+    victim = draw(st.sampled_from(inputs)) if inputs else str(tmp / "c.sqlite")
+    argv = [a.replace("=CACHE", f"={tmp / 'c.sqlite'}").replace("=FIFO", f"={fifo}")
+            .replace("=INPUT", f"={victim}") if a.startswith("--cache=") else a for a in argv]
     return argv + (["--no-cache"] if draw(st.booleans()) else []) + ["-q"]
 
 
@@ -176,14 +190,19 @@ def test_text_commands(tmp_path_factory, capsys, data, command):
     else:
         table = {"-s": st.just(data.draw(text_file(d, n))),
                  "-b": st.sampled_from([Path(h).stem for h in hyps] or ["x"]),
-                 "-n": numbers, "--json": st.sampled_from([str(d / "a.json"), "/dev/null"]),
-                 "--freq-corpus": st.just(data.draw(text_file(d)))}
+                 "-n": numbers, "--json": st.sampled_from([str(d / "a.json"), "/dev/null",
+                                                           *refs, *hyps]),
+                 "--freq-corpus": st.just(data.draw(text_file(d))),
+                 "--pair": st.one_of(st.sampled_from(["de-en", "x", "", "../x"]), names)}
         argv += ["--out", data.draw(st.sampled_from([str(d / "r.html"), "/dev/null",
-                                                      str(d), str(d / "no/dir/r.html")]))]
+                                                      str(d), str(d / "no/dir/r.html"),
+                                                      *refs, *hyps]))]
     if command == "compare" and data.draw(st.integers(0, 4)):  # -b is required: mostly given
         argv += ["-b", data.draw(st.sampled_from([Path(h).stem for h in hyps] or ["x"]))]
-    argv += _options(data.draw, table) + _common(data.draw, d)
+    argv += _options(data.draw, table) + _common(data.draw, d, [*refs, *hyps])
+    before = {p: Path(p).read_bytes() for p in [*refs, *hyps] if Path(p).is_file()}
     _run(capsys, argv)
+    assert {p: Path(p).read_bytes() for p in before} == before  # no input was ever replaced
 
 
 @fuzz(120)
@@ -215,14 +234,18 @@ def test_data_commands(corpus, tmp_path_factory, capsys, data, command):
         argv += _common(data.draw, d)
     else:
         argv = ["search", "--data", *chosen, "-m", *mets, *tables, "--out",
-                data.draw(st.sampled_from([str(d / "s.json"), "/dev/null", str(d)]))]
+                data.draw(st.sampled_from([str(d / "s.json"), "/dev/null", str(d),
+                                           str(corpus / "aa-en" / "sys_scores.tsv"),
+                                           str(corpus / "aa-en" / "ref.txt")]))]
         argv += _options(data.draw, {
             "--objective": st.sampled_from(["sys_pearson", "seg_pearson", "seg_kendall",
                                             "accuracy", "nope"]),
             "--mode": st.sampled_from(["forward-backward", "reference"]), "--folds": numbers,
             "--learned": None})
         argv += _common(data.draw, d)
+    kept = {p: p.read_bytes() for p in sorted(corpus.rglob("*")) if p.is_file()}
     _run(capsys, argv)
+    assert {p: p.read_bytes() for p in kept} == kept  # search --out never replaced an input
 
 
 @fuzz(40)
@@ -245,3 +268,34 @@ def test_annotate_list_models(tmp_path_factory, capsys, data):
     else:
         argv = ["models"] + data.draw(st.sampled_from([[], ["--no-debian"], ["--bogus"]]))
     _run(capsys, argv)
+
+
+#: options no fuzz test gives values, and why (every other option of every command is drawn
+#: by a test of this module or of tests/test_fuzz_surface.py: a new option fails
+#: test_every_option_is_fuzzed until it is)
+NOT_FUZZED = {"--help": "prints the help and exits 0",
+              "--install": "models --install copies model files into the user's data "
+                           "directories (tests/test_lock.py and the install tests)"}
+
+
+def test_every_option_is_fuzzed():
+    """Each option of each command appears (under one of its spellings) among the options
+    the fuzz tests draw: a new option cannot ship without its bad-input test."""
+    import argparse
+    import ast
+
+    from mtstrata.cli import build_parser
+
+    here = Path(__file__).parent
+    drawn: set[str] = set()
+    for f in ("test_fuzz_cli.py", "test_fuzz_surface.py"):
+        tree = ast.parse((here / f).read_text(encoding="utf-8"))
+        drawn |= {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                  and isinstance(n.value, str) and n.value.startswith("-")}
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = sorted(f"{name} {'/'.join(a.option_strings)}"
+                     for name, p in sub.choices.items() for a in p._actions
+                     if a.option_strings and not set(a.option_strings) & (drawn | set(NOT_FUZZED)))
+    assert not missing, ("options without a bad-input test (draw them in tests/test_fuzz_cli.py,"
+                         f" or say in NOT_FUZZED why not): {missing}")
+

@@ -157,3 +157,25 @@ def read_dev_corpus(directory: str | os.PathLike[str], *, only_scored: bool = Tr
                                  str(seg_path), no)
             seg_rows.append((name, idx, _float(cols[2], seg_path, no)))
     return DevCorpus(d.name, refs, systems, sys_human, seg_rows)
+
+
+def check_segment_judgments(directories: list[str], what: str) -> None:
+    """Refuse, before any work, language-pair directories without segment-level human scores
+    where ``what`` (e.g. ``--objective seg_kendall``) needs them: a ``seg_scores.tsv`` with at
+    least one row (its rows are validated when the corpus is read)."""
+    bare = []
+    for d in directories:
+        p = Path(d) / "seg_scores.tsv"
+        try:
+            with open(p, "rb") as f:
+                rows = sum(1 for line in f if line.strip()) - 1  # the header aside
+        except OSError:
+            rows = 0
+        if rows < 1:
+            bare.append(str(d))
+    if bare:
+        raise InputError(f"{what} needs segment-level human scores, and {', '.join(bare)} "
+                         f"{'has' if len(bare) == 1 else 'have'} none (no seg_scores.tsv rows). "
+                         "Choose a system-level objective (sys_pearson, accuracy), or leave "
+                         "those pairs out.")
+

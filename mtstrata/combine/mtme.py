@@ -21,7 +21,9 @@ another signature (another definition, parameters, library or annotator version)
 file the manifest does not know, is never overwritten: the run is refused (exit 2) before any
 work where the signature is known then, and before writing anything otherwise. A file of the
 same signature gets this run's systems, and keeps the systems of earlier runs it does not
-score (same number of segments).
+score (same number of segments). The read-merge-replace runs under a lock on the manifest
+(:func:`mtstrata.output.locked`), so runs writing into one ``--out``/``--lp`` at once lose
+nothing: each merges what the other wrote.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import numpy as np
 
 from mtstrata import signature as _sig
 from mtstrata.errors import InputError
-from mtstrata.output import atomic_write, tsv
+from mtstrata.output import atomic_write, locked, tsv
 
 LEVELS = ("sys", "domain", "doc", "seg")
 MANIFEST = "mtstrata-metrics.tsv"
@@ -94,14 +96,15 @@ def parse_file_name(filename: str | os.PathLike[str]) -> tuple[str, tuple[str, .
     return name, tuple(refs.split(".")), parts[1]
 
 
-def read_score_file(path: str | os.PathLike[str]) -> dict[str, list[float]]:
+def read_score_file(path: str | os.PathLike[str], *, note: bool = True
+                    ) -> dict[str, list[float]]:
     """system -> scores in file order (``None`` as NaN; ``inf``, ``nan`` are refused with the
-    file and line)."""
+    file and line). ``note``: the file is an input of the run (not one it merges into)."""
     from mtstrata.corpus import read_text
 
     p = Path(path)
     out: dict[str, list[float]] = {}
-    for no, line in enumerate(read_text(str(p)).lines, start=1):
+    for no, line in enumerate(read_text(str(p), note=note).lines, start=1):
         cols = line.split()
         if len(cols) != 2:
             raise InputError("expected 'system score' (two fields separated by whitespace).",
@@ -168,7 +171,7 @@ def read_manifest(directory: Path) -> dict[str, dict[str, str]]:
     path = directory / MANIFEST
     if not path.is_file():
         return {}
-    lines = read_text(str(path)).lines
+    lines = read_text(str(path), note=False).lines  # merged and rewritten by this run
     header = lines[0].split("\t") if lines else []
     if header[:3] != MANIFEST_COLUMNS[:3]:
         raise InputError(f"not an mtstrata manifest (header {header[:3]}, expected "
@@ -194,8 +197,17 @@ def _comparable(sig: str, with_ann: bool) -> str:
 def check_existing(out_dir: str | os.PathLike[str], lp: str, stems: Sequence[str],
                    signatures: Sequence[str], *, with_ann: bool) -> None:
     """Refuse to overwrite a score file of another signature, or one the manifest does not
-    know (exit 2, naming the file and how to proceed)."""
+    know (exit 2, naming the file and how to proceed). Read under the manifest's lock: a run
+    writing meanwhile has written its score files but not yet its manifest rows."""
     d = Path(out_dir) / lp
+    if not d.is_dir():
+        return _check_existing(d, stems, signatures, with_ann=with_ann)
+    with locked(d / MANIFEST):
+        return _check_existing(d, stems, signatures, with_ann=with_ann)
+
+
+def _check_existing(d: Path, stems: Sequence[str], signatures: Sequence[str], *,
+                    with_ann: bool) -> None:
     manifest = read_manifest(d)
     for stem, sig in zip(stems, signatures, strict=True):
         files = [d / f"{stem}.{level}.score" for level in ("seg", "sys")]
@@ -233,7 +245,7 @@ def _merged(path: Path, new: Mapping[str, Any], per_system: bool) -> dict[str, A
     does not score (same number of segments, else refused)."""
     if not path.is_file():
         return dict(new)
-    old = read_score_file(path)
+    old = read_score_file(path, note=False)
     n = len(next(iter(new.values()))) if per_system and new else None
     out: dict[str, Any] = {}
     for s, vals in old.items():
@@ -260,7 +272,19 @@ def write_run(out_dir: str | os.PathLike[str] | None, lp: str, run: object,
     stems = prepare_run(out_dir, lp, metrics_, ref_paths)
     assert out_dir is not None
     d = Path(out_dir) / lp
-    check_existing(out_dir, lp, stems, run.signatures, with_ann=True)  # type: ignore[attr-defined]
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cannot create the directory ({e.strerror}); pass a writable --out.",
+                         str(d)) from None
+    with locked(d / MANIFEST):  # runs sharing --out/--lp: each merges what the other wrote
+        return _write_locked(d, out_dir, lp, run, metrics_, stems)
+
+
+def _write_locked(d: Path, out_dir: str | os.PathLike[str], lp: str, run: object,
+                  metrics_: Sequence[Any], stems: Sequence[str]) -> list[Path]:
+    """:func:`write_run`'s read-merge-replace, under the manifest's lock."""
+    _check_existing(d, stems, run.signatures, with_ann=True)  # type: ignore[attr-defined]
     manifest = read_manifest(d)
     paths: list[Path] = []
     for i, (m, stem) in enumerate(zip(metrics_, stems, strict=True)):

@@ -38,6 +38,7 @@ import numpy as np
 
 from mtstrata.combine.data import DevCorpus
 from mtstrata.combine.stats import kendall_grouped, pairwise_accuracy, pearson
+from mtstrata.combine.table_check import check_shapes
 from mtstrata.errors import InputError
 from mtstrata.metrics.base import projection
 from mtstrata.output import atomic_write, locked
@@ -279,7 +280,8 @@ def load_table(path: str | os.PathLike[str]) -> ScoreTable:
                 t.signatures[str(m)] = sigs[i]
             if f"stat_names_{i}" in z:
                 t.stat_names[str(m)] = tuple(str(x) for x in z[f"stat_names_{i}"])
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+        check_shapes(t)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, zipfile.BadZipFile) as e:
         raise InputError(f"cannot read cached score table ({e}); delete the file (it is "
                          "rebuilt) or pass another --tables directory.", str(path)) from None
     return t

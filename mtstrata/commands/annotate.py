@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from mtstrata import corpus, metrics, progress
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.score import add_annotation_options, annotation_options
-from mtstrata.errors import UnknownNameError
+from mtstrata.console import say
+from mtstrata.errors import ConfigError, UnknownNameError
 from mtstrata.layers import annotate_texts
 from mtstrata.segment import Layer
 
@@ -37,6 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.no_cache:  # before any work: annotating is all it does, into the cache
+        raise ConfigError("annotate --no-cache would annotate everything and keep nothing: "
+                          "annotate stores its work in the cache. Leave out --no-cache (give "
+                          "--cache PATH for another cache file).")
     progress.configure(quiet=args.quiet)
     known = [x.value for x in Layer]
     layers: set[Layer] = set()
@@ -44,8 +48,7 @@ def run(args: argparse.Namespace) -> int:
         for spec in args.metrics:
             layers |= set(metrics.create(spec).requires)
         if not layers:
-            print("mtstrata: these metrics read raw text only: nothing to annotate.",
-                  file=sys.stderr)
+            say("mtstrata: these metrics read raw text only: nothing to annotate.")
             return 0
     for name in args.layers or ([] if args.metrics else DEFAULT_LAYERS):
         if name not in known:

@@ -54,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mtstrata.combine.data import check_segment_judgments
     from mtstrata.combine.search import format_trace, hill_climb
     from mtstrata.commands import _options
     from mtstrata.errors import InputError
@@ -69,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
                              "is chosen by leave-one-pair-out); leave it out.")
     else:
         _options.check_folds(args.folds, len(args.data))
+        if args.objective.startswith("seg"):  # before any work: every pair has seg judgments
+            check_segment_judgments(args.data, f"--objective {args.objective}")
     if args.learned:  # before any work: the ridge regression is scikit-learn's
         from mtstrata.lock import require_libraries
 
@@ -121,6 +124,9 @@ def check_out(path: str) -> None:
     if not p.parent.is_dir():
         raise InputError(f"--out: the directory {p.parent} does not exist; create it or pass "
                          "another path.", path)
+    from mtstrata.output import check_output_path
+
+    check_output_path(p)  # claimed: an input read later (sys_scores.tsv...) is refused then
 
 
 def set_signatures(table: object, specs: Sequence[str]) -> dict[str, str]:

@@ -38,6 +38,7 @@ import ctypes
 import gc
 import logging
 import os
+import re
 import signal
 import sys
 import uuid
@@ -87,7 +88,36 @@ def parse_executor(spec: str) -> tuple[str, str | None]:
     if kind not in ("local", "dask") or (kind == "local" and address):
         raise ConfigError(f"unknown executor {spec!r}; use local, dask (a cluster of --jobs "
                           "processes on this machine) or dask:tcp://HOST:PORT (a scheduler).")
+    m = _ADDRESS.fullmatch(address) if address else None
+    if address and (m is None or not 0 < int(m.group(3)) < 65536):
+        raise ConfigError(f"--executor {spec!r}: {address!r} is not a Dask scheduler address; "
+                          "write dask:tcp://HOST:PORT (e.g. dask:tcp://10.0.0.5:8786; tls:// "
+                          "also), the port 1..65535.")
     return kind, address or None
+
+
+#: a Dask scheduler's address: [PROTOCOL://]HOST:PORT (HOST a name, IPv4, or [IPv6])
+_ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|ucx)://)?([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):"
+                      r"([0-9]{1,5})")
+
+
+def pool_size(annotator: Any, workers: int) -> int:
+    """How many worker processes to start for ``annotator`` within the run's cap of
+    ``workers`` (``--jobs``; default the usable cores): an annotator that runs processes of its
+    own (``spacy:jobs=N``) counts them against the cap: a pool of P workers, each starting N,
+    is P * (N + 1) processes, so P = ``workers // (N + 1)``; below two such workers the
+    annotator runs in this process and starts its N alone. N above the cap is refused.
+
+    Raises:
+        ConfigError: the annotator's processes alone exceed the cap.
+    """
+    inner = getattr(annotator, "jobs", 1)
+    inner = inner if isinstance(inner, int) and not isinstance(inner, bool) and inner > 1 else 1
+    if inner > workers:
+        raise ConfigError(f"the annotator's jobs={inner} are worker processes of this run, more "
+                          f"than the {workers} it may start (--jobs; default: the usable cores). "
+                          f"Give --jobs {inner}, or a smaller jobs= in --annotator.")
+    return workers if inner == 1 else max(1, workers // (inner + 1))
 
 
 class Batch:
@@ -285,6 +315,8 @@ def batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], exec
     ``labeller``'s frames when one is given (labelled where they are annotated: in the workers
     when there are workers); ``tick(k)`` is called as ``k`` more texts are annotated."""
     kind, address = parse_executor(executor)
+    if address is None:  # a cluster of ours: every process it starts counts against the cap
+        workers = pool_size(annotator, workers)
     parts: Iterable[Batch]
     here = kind == "local" and not (workers > 1 and len(texts) > POOL_BATCH)
     if not here and kind == "local":
@@ -342,7 +374,7 @@ def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: froze
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=logging.ERROR)
         client = Client(cluster if cluster is not None else address, timeout="10s")
-    except OSError as e:
+    except (OSError, ValueError, TypeError) as e:  # (unreachable, or an address Dask refuses)
         if cluster is not None:
             cluster.close()
         raise ConfigError(f"cannot reach the Dask scheduler {address or 'of a local cluster'} "

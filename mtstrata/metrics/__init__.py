@@ -71,14 +71,18 @@ def from_signature(sig: str, *, strict: bool = False) -> Metric:
     metrics without a ``sacrebleu:`` key is sacreBLEU's own). A signature made by another
     version of mtstrata (of sacreBLEU, for one of sacreBLEU's) may give other numbers: it is a
     :class:`SignatureVersionWarning`, or a :class:`~mtstrata.errors.ConfigError` with
-    ``strict=True``. A signature of another definition of the metric (``def:N``, see
-    :mod:`mtstrata.signature`) is always refused: this installation computes other numbers.
+    ``strict=True``, as is, with ``strict=True``, a signature naming another version of a
+    library the metric uses (``nltk:``, ``torch:``...). A signature of another definition of
+    the metric (``def:N``, see :mod:`mtstrata.signature`) is always refused, with or without a
+    ``sacrebleu:`` key (a signature with a ``def`` is mtstrata's, never sacreBLEU's): this
+    installation computes other numbers.
     """
     name, params, run = _sig.parse(sig)
     name, params = _sacre_name(name, params)
     entry, _ = REGISTRY.lookup(name)
     canonical = entry.name.lower()
-    is_sacre = canonical in SACREBLEU_METRICS and "sacrebleu" not in run
+    # sacreBLEU's own signatures name no sacrebleu version and no def: a def is mtstrata's
+    is_sacre = canonical in SACREBLEU_METRICS and "sacrebleu" not in run and "def" not in run
     if is_sacre and "smooth" in params:  # sacreBLEU's floor[0.10]
         m = re.fullmatch(r"([\w-]+)\[([\d.]+)\]", params["smooth"])
         if m:
@@ -92,6 +96,13 @@ def from_signature(sig: str, *, strict: bool = False) -> Metric:
         if strict:
             raise ConfigError(msg + "; install that version, or rebuild without strict.")
         warnings.warn(msg, SignatureVersionWarning, stacklevel=2)
+    if strict:  # every library a signature names, at the version installed here
+        other = [f"{lib} {run[lib]} (installed: {_sig.library_version(lib)})"
+                 for lib in _sig.LIBRARIES if lib in run and run[lib] != _sig.library_version(lib)]
+        if other:
+            raise ConfigError(f"signature made with {', '.join(other)}: the rebuilt metric may "
+                              f"give other numbers ({sig}); install those versions, or rebuild "
+                              "without strict.")
     cls = type(REGISTRY.create(name))
     if not is_sacre:  # sacreBLEU's own signatures describe sacreBLEU's metric: no def
         check_definition(cls, run, sig)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from mtstrata.errors import InputError
-from mtstrata.metrics.setfile import Norm, check_bounds, read_set_file
+from mtstrata.metrics.setfile import Norm, check_bounds, check_keys, check_members, read_set_file
 
 LEVELS = ("seg", "sys")
 
@@ -40,6 +40,9 @@ class Level:
                 raise ValueError(f"weights and alpha must be finite numbers, not {w!r}")
         if min(self.weights) < 0:
             raise ValueError("weights must be non-negative")
+        if not sum(self.weights) > 0:  # every score would be 0: a constant, silently
+            raise ValueError("every weight is 0, which scores every translation alike; refit "
+                             "the set")
 
     def apply(self, scores: Mapping[str, np.ndarray]) -> np.ndarray:
         missing = [n.metric for n in self.norms if n.metric not in scores]
@@ -87,10 +90,13 @@ class LearnedSet:
 def load_set(data: Mapping[str, Any], path: str) -> LearnedSet:
     """The combiner of a set file with ``"kind": "learned"`` (a kind of
     :data:`mtstrata.metrics.setfile.SET_KINDS`)."""
+    check_keys(data, ("kind", "model", *LEVELS, "provenance"), "the learned set", path)
     try:
         levels = {}
         for lv in LEVELS:
             d = data[lv]
+            if isinstance(d, Mapping):
+                check_keys(d, ("norms", "weights", "alpha"), f"its {lv!r} level", path)
             levels[lv] = Level(tuple(Norm(**n) for n in d["norms"]),
                                tuple(float(w) for w in d["weights"]), float(d["alpha"]))
         prov = data.get("provenance", {})
@@ -102,6 +108,7 @@ def load_set(data: Mapping[str, Any], path: str) -> LearnedSet:
                          "JSON file written by 'mtstrata search --learned'.", path) from None
     for lv, name in (("seg", "segment"), ("sys", "system")):
         check_bounds(getattr(learned, lv).norms, path, name)
+    check_members({"segment": learned.seg.norms, "system": learned.sys.norms}, path)
     return learned
 
 

@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from mtstrata.errors import InputError, UnknownNameError
+from mtstrata.errors import InputError, MtstrataError, UnknownNameError
 from mtstrata.registry import Registry
 
 
@@ -218,16 +218,83 @@ class MetricSet:
         except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
             raise InputError(f"not a usable metric set ({e}); pass a JSON file written by "
                              "'mtstrata search --out'.", str(path)) from None
+        check_keys(data, ULC_KEYS, "the set", path)
         check_bounds(ms.norms, path, "segment")
         check_bounds(ms.sys_norms, path, "system")
+        check_members({"segment": ms.norms, "system": ms.sys_norms}, path)
         return ms
+
+
+#: the keys of a set file of kind "ulc" (another key is a misspelling, never ignored)
+ULC_KEYS = ("kind", "ulc", "ulc_sys", "norm", "provenance", "trace")
+
+
+def check_keys(data: Mapping[str, object], allowed: Sequence[str], what: str, path: str
+               ) -> None:
+    """Refuse a key ``data`` may not hold (a misspelt ``ulc_sys`` was ignored silently, and
+    the set then used its segment normalisation for systems)."""
+    from mtstrata.errors import close_matches
+
+    extra = [k for k in data if k not in allowed]
+    if extra:
+        hint = close_matches(extra[0], allowed)
+        raise InputError(f"{what} has the key {extra[0]!r}, which no set file holds"
+                         + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                         + f"; its keys are {', '.join(map(repr, allowed))}. Fix or remove it.",
+                         path)
+
+
+def check_members(levels: Mapping[str, Sequence[Norm]], path: str) -> None:
+    """Refuse members that would combine silently wrong: a direction (``higher_is_better``)
+    other than the metric's own (its scores would be flipped), or differing between the
+    levels; one metric under two spellings (``bleu`` and ``BLEU``, a default parameter
+    written out: it would count twice). Members this mtstrata cannot build (``ext:`` files,
+    a plugin's metric not installed) are checked when their scores are asked for."""
+    from mtstrata.metrics import create
+
+    seen: dict[str, tuple[str, bool]] = {}
+    for level, norms in levels.items():
+        sigs: dict[str, str] = {}
+        for n in norms:
+            first = seen.setdefault(n.metric, (level, n.higher_is_better))
+            if first[1] != n.higher_is_better:
+                raise InputError(f"member {n.metric!r} has higher_is_better "
+                                 f"{str(first[1]).lower()} at the {first[0]} level and "
+                                 f"{str(n.higher_is_better).lower()} at the {level} level; a "
+                                 "metric has one direction. Refit the set (mtstrata search "
+                                 "--out) or fix the file.", path)
+            if n.metric.replace(" ", "").lower().startswith("ulc"):
+                continue  # a set as a member: refused where the members are built
+            try:
+                m = create(n.metric)
+            except (MtstrataError, RecursionError):
+                continue
+            own = getattr(m, "higher_is_better", None)
+            if isinstance(own, bool) and own != n.higher_is_better:
+                raise InputError(f"member {n.metric!r} ({level} level) has higher_is_better "
+                                 f"{str(n.higher_is_better).lower()}, but {n.metric} is "
+                                 f"{'higher' if own else 'lower'}-is-better: its scores would "
+                                 "be flipped. Refit the set (mtstrata search --out) or fix the "
+                                 "file.", path)
+            sig = m.signature()
+            if sig in sigs:
+                raise InputError(f"members {sigs[sig]!r} and {n.metric!r} ({level} level) are "
+                                 f"one metric ({sig}) under two spellings; it would count "
+                                 "twice. Keep one of them.", path)
+            sigs[sig] = n.metric
 
 
 def read_set_file(path: str | os.PathLike[str]) -> tuple[bytes, dict[str, object]]:
     """The bytes and the JSON object of a set file (clear errors for a missing or garbled
     file)."""
+    from mtstrata.output import note_input
+
     try:
+        if not Path(path).is_file():  # a FIFO would block the read, a directory fails it
+            raise IsADirectoryError(0, "not a regular file") if Path(path).exists() else \
+                FileNotFoundError(2, "no such file")
         raw = Path(path).read_bytes()
+        note_input(path)  # no output of this run may replace it
     except OSError as e:
         raise InputError(f"cannot read the metric set ({e.strerror}); pass a JSON file written "
                          "by 'mtstrata search --out' (or a bundled set: -m ULC, -m ULC-lex, "
