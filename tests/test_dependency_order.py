@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mtstrata"
 ORDER = (
     "_version", "errors", "console", "segment", "payloads", "_patterns", "plugins", "registry",
     "signature", "progress",
-    "tokenizers", "output", "lock", "wordnet", "environment", "cache", "corpus",
+    "tokenizers", "output", "lock", "wordnet", "environment", "cache", "corpus", "tokenized",
     "layers",
     "metrics",
     "scoring",

@@ -50,6 +50,9 @@ def make_plugin(tmp: Path, group: str, entry: str, source: str, module: str = "b
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}-dist\n"
                                    "Version: 0.3\n")
     (info / "entry_points.txt").write_text(f"[{group}]\n{entry}\n")
+    # as pip installs it: which top-level module the distribution holds (a signature names the
+    # distribution of a metric's module by it)
+    (info / "top_level.txt").write_text(f"{module}\n")
     return site
 
 

@@ -10,7 +10,7 @@ import shlex
 import pytest
 
 from mtstrata.cli import main
-from mtstrata.commands.compare import DEFAULT_N
+from mtstrata.combine.significance import DEFAULT_N
 from mtstrata.report.html import decode
 
 

@@ -28,6 +28,7 @@ are tested correctly.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -191,3 +192,18 @@ def sign_test(seg_a: np.ndarray, seg_b: np.ndarray) -> SignTest:
     from scipy.stats import binomtest  # lazy: scipy is slow to import
 
     return SignTest(wins, losses, len(d) - m, float(binomtest(wins, m, 0.5).pvalue))
+
+
+#: the default resamples of the paired bootstrap and trials of the randomisation test, as
+#: sacreBLEU's (``compare`` and the report use the same)
+DEFAULT_N = {"bs": 1000, "ar": 10000}
+
+
+def p_text(p: float | None, n: int | None = None) -> str:
+    """A p-value, or its bound ``<= 1/(n+1)`` when no draw of ``n`` reached the observed
+    difference (the smallest p the test can give)."""
+    if p is None or math.isnan(p):
+        return "–"
+    if n and p <= 1 / (n + 1) + 1e-15:
+        return f"<= 1/{n + 1}"
+    return f"{p:.4f}"

@@ -11,6 +11,7 @@ import numpy as np
 
 from mtstrata import corpus, metrics, progress, scoring, tokenized
 from mtstrata import output as _output
+from mtstrata.combine.significance import DEFAULT_N, p_text
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
@@ -18,7 +19,6 @@ from mtstrata.errors import ConfigError, InputError
 
 TESTS = ("bs", "ar", "sign")
 #: sacreBLEU's defaults: 1000 bootstrap resamples, 10,000 randomisation trials
-DEFAULT_N = {"bs": 1000, "ar": 10000}
 DEFAULT_SEED = 12345  # sacreBLEU's default SACREBLEU_SEED
 COLUMNS = ["metric", "system", "baseline", "score", "baseline_score", "delta", "delta_low",
            "delta_high", "bs_p_two_sided", "bs_p_one_sided", "ar_p_two_sided", "sign_wins",
@@ -158,16 +158,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_compare(records))
     return 0
-
-
-def p_text(p: float | None, n: int | None = None) -> str:
-    """A p-value, or its bound ``<= 1/(n+1)`` when no draw of ``n`` reached the observed
-    difference (the smallest p the test can give)."""
-    if p is None or math.isnan(p):
-        return "–"
-    if n and p <= 1 / (n + 1) + 1e-15:
-        return f"<= 1/{n + 1}"
-    return f"{p:.4f}"
 
 
 def format_compare(records: list[dict[str, Any]]) -> str:

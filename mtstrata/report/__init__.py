@@ -81,7 +81,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     if baseline not in systems:
         raise InputError(f"baseline {baseline!r} is not one of the systems {list(systems)}; "
                          "pass its file stem or include its file in -i.")
-    from mtstrata.commands.compare import DEFAULT_N
+    from mtstrata.combine.significance import DEFAULT_N
 
     n_bs, n_ar = (DEFAULT_N["bs"], DEFAULT_N["ar"]) if resamples is None else (resamples,
                                                                                resamples)
