@@ -10,9 +10,10 @@ a warning. Everything is checked before any work starts: missing files, undecoda
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mtstrata.errors import InputError
 
@@ -99,6 +100,58 @@ def read_text(path: str, stdin: bytes | None = None, *, note: bool = True) -> Te
     except OSError as e:
         raise InputError(f"cannot be read ({e.strerror}).", path) from None
     return TextFile(path, decode_lines(data, path))
+
+
+def iter_lines(path: str) -> Iterator[str]:
+    """The segments of a text file (``-``: standard input) one at a time, validated as
+    :func:`decode_lines` validates a whole file (BOM, NUL bytes, UTF-8 with line and offset,
+    CRLF, an empty file), in memory bounded by the longest line: for a file that is only
+    counted (the report's ``--freq-corpus``, possibly a whole training corpus)."""
+    if path == "-":
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+            raise InputError("standard input is closed; give a file instead of '-' (or pipe "
+                             "the text in).", "<stdin>")
+        yield from _iter_stream(sys.stdin.buffer, "<stdin>")
+        return
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such file. Check the path (and quote names with spaces).", path)
+    if p.is_dir():
+        raise InputError("is a directory; give a text file with one segment per line.", path)
+    from mtstrata.output import note_input
+
+    note_input(p)
+    try:
+        with open(p, "rb") as f:
+            yield from _iter_stream(f, path)
+    except OSError as e:
+        raise InputError(f"cannot be read ({e.strerror}).", path) from None
+
+
+def _iter_stream(f: Any, path: str) -> Iterator[str]:
+    offset = 0
+    n = 0
+    for n, raw in enumerate(f, start=1):
+        data = raw[len(BOM):] if n == 1 and raw.startswith(BOM) else raw
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            raise InputError(
+                f"NUL byte at offset {offset + nul}: this looks like UTF-16 or a binary file, "
+                f"not UTF-8 text. Convert it, e.g. `iconv -f UTF-16 -t UTF-8 {path} > "
+                "fixed.txt`.", path, n)
+        try:
+            line = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError(
+                f"byte 0x{data[e.start]:02x} at byte offset {e.start} of the line (offset "
+                f"{offset + e.start} in the file) is not valid UTF-8. mtstrata reads UTF-8 "
+                f"only: convert the file, e.g. `iconv -f LATIN1 -t UTF-8 {path} > fixed.txt`.",
+                path, n) from None
+        offset += len(raw)
+        yield line[:-2] if line.endswith("\r\n") else line[:-1] if line.endswith("\n") else line
+    if n == 0:
+        raise InputError(
+            "the file is empty; every input needs at least one segment (one per line).", path)
 
 
 def read_all(paths: Sequence[str]) -> list[TextFile]:

@@ -122,7 +122,10 @@ def run(args: argparse.Namespace) -> int:
     refs, hyps = corpus.read_inputs(args.ref, args.input)
     n = corpus.check_aligned(refs, hyps)
     src = read_source(args.source, n)
-    freq = corpus.read_all([args.freq_corpus])[0] if args.freq_corpus else None
+    from mtstrata.report.buckets import count_words
+
+    # counted line by line: a frequency corpus may be a whole training corpus
+    freq = count_words(corpus.iter_lines(args.freq_corpus)) if args.freq_corpus else None
     names = system_names(hyps)
     base = names[0] if args.baseline is None else next(
         (h.stem for h in hyps if args.baseline in (h.stem, h.path)), None)
@@ -138,8 +141,7 @@ def run(args: argparse.Namespace) -> int:
                         resamples=args.resamples, seed=args.seed,
                         command=command_line(args, base),
                         source=src.lines if src else None, pair=args.pair,
-                        freq_corpus=freq.lines if freq else None,
-                        freq_name=freq.path if freq else None, warnings=tokenized_files,
+                        freq_corpus=freq, freq_name=args.freq_corpus, warnings=tokenized_files,
                         sentence_metric=args.sentence_metric)
     path = write_html(data, args.out)
     if args.json:

@@ -45,7 +45,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
                  specs: Sequence[str], baseline: str, annotation: AnnotationOptions | None =
                  None, *, resamples: int | None = None, seed: int = 12345,
                  command: Sequence[str] = (), source: Sequence[str] | None = None,
-                 pair: Sequence[str] | None = None, freq_corpus: Sequence[str] | None = None,
+                 pair: Sequence[str] | None = None, freq_corpus: Any = None,
                  freq_name: str | None = None, warnings: Sequence[str] = (),
                  sentence_metric: str | None = None) -> dict[str, Any]:
     """All the numbers and charts of a report.
@@ -62,7 +62,8 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
         source: the source segments (shown and searched, not scored), if given.
         pair: the two systems of the salient-type analyses (default: the first other system
             and the baseline).
-        freq_corpus, freq_name: lines (and the file's name) whose word counts define the
+        freq_corpus, freq_name: lines, or their counts (:class:`~mtstrata.report.buckets.
+            FreqCorpus`), and the file's name, whose word counts define the
             frequency buckets (default: the references).
         warnings: what the command warned about the inputs (e.g. tokenised text), shown in
             the overview.

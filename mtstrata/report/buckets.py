@@ -27,6 +27,7 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 FREQ_CUTOFFS = (1, 2, 3, 4, 5, 10, 100, 1000)
@@ -96,6 +97,29 @@ def f_measure(match: int, ref: int, out: int) -> dict[str, Any]:
         f = 2 * prec * rec / (prec + rec)
     return {"match": match, "ref": ref, "out": out, "recall": round(rec, 6),
             "precision": round(prec, 6), "f": round(f, 6)}
+
+
+@dataclass(frozen=True)
+class FreqCorpus:
+    """The word counts of a frequency corpus (``report --freq-corpus``) and its number of
+    lines: all the analyses need of it, so the file is counted line by line, never held."""
+
+    counts: Counter[str]
+    lines: int
+
+
+def count_words(lines: Iterable[str]) -> FreqCorpus:
+    """:class:`FreqCorpus` of ``lines`` (13a tokens, as :func:`tokenize`), one line at a time:
+    memory grows with the vocabulary, not with the file."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    tok = Tokenizer13a()
+    counts: Counter[str] = Counter()
+    n = 0
+    for line in lines:
+        counts.update(tok(line).split())
+        n += 1
+    return FreqCorpus(counts, n)
 
 
 def word_counts(corpus: Iterable[Sequence[str]]) -> Counter[str]:

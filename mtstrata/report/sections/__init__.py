@@ -38,7 +38,7 @@ class Context:
     run: Run | None = None
     source: Sequence[str] | None = None
     pair: Sequence[str] | None = None  # --pair
-    freq_corpus: Sequence[str] | None = None  # --freq-corpus's lines
+    freq_corpus: Any = None  # --freq-corpus's lines or their counts (buckets.FreqCorpus)
     freq_name: str | None = None  # and its file's name
     metric: int | None = None  # the sentence-level analyses' metric (--sentence-metric), by
     # its position in the run (None when checked, before scoring)

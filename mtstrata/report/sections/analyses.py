@@ -62,10 +62,12 @@ def choose_pair(systems: Sequence[str], baseline: str, pair: Sequence[str] | Non
 
 def build_analyses(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[str]],
                    pair: tuple[str, str], run: Run | None = None,
-                   freq_corpus: Sequence[str] | None = None, freq_name: str | None = None,
-                   metric: int | None = None, label: str | None = None) -> dict[str, Any]:
-    """Every analysis. ``freq_corpus``: the lines of a training-side file whose word counts
-    define the frequency buckets (default: reference 1, as compare-mt); ``metric``, ``label``:
+                   freq_corpus: Sequence[str] | buckets.FreqCorpus | None = None,
+                   freq_name: str | None = None, metric: int | None = None,
+                   label: str | None = None) -> dict[str, Any]:
+    """Every analysis. ``freq_corpus``: the lines (or the :class:`~.buckets.FreqCorpus`
+    counts) of a training-side file whose word counts define the frequency buckets (default:
+    reference 1, as compare-mt); ``metric``, ``label``:
     the position in ``run`` and the name of the sentence-level analyses' metric
     (:mod:`mtstrata.report.sentences`; none without a run)."""
     ref = buckets.tokenize(refs[0])
@@ -74,8 +76,10 @@ def build_analyses(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence
         freq = buckets.word_counts(ref)  # compare-mt's default: the reference it matches
         source = "reference 1"
     else:
-        freq = buckets.word_counts(buckets.tokenize(freq_corpus))
-        source = f"{freq_name or 'the frequency corpus'} ({len(freq_corpus)} lines)"
+        fc = (freq_corpus if isinstance(freq_corpus, buckets.FreqCorpus)
+              else buckets.count_words(freq_corpus))
+        freq = fc.counts
+        source = f"{freq_name or 'the frequency corpus'} ({fc.lines} lines)"
     matches = buckets.all_matches(ref, outs)
     a, b = pair
     segs = None
