@@ -210,3 +210,23 @@ def test_cli_writes_the_set_with_the_nested_figures(tmp_path, capsys):
     assert [f["test"] for f in printed["folds"]] == ["xx-en", "yy-en", "zz-en"]
     assert printed["bootstrap"]["note"] == nested.NOTE and "not resampled" in nested.NOTE
     assert printed["pool"] == ["bleu", "chrf", "wer"]
+
+
+def test_with_outer_year_the_pairs_are_resampled_within_each_fold():
+    tables, _ = _tables(4)
+    folds = [{"tables": tables[:2], "scorer": single("x")},
+             {"tables": tables[2:], "scorer": single("wer")}]
+    got = nested.interval(folds, nested.SYS, "year", 200, 8)
+    rng = np.random.default_rng(8)
+    units = []
+    for f in folds:
+        for t in f["tables"]:
+            h = t.sys_human
+            idx = rng.integers(0, len(h), size=(200, len(h)))
+            units.append([pearson(f["scorer"](t)[0][i], h[i])
+                          - pearson(t.sys_scores["chrf"][i], h[i]) for i in idx])
+    d = np.zeros(200)
+    for stratum in ([0, 1], [2, 3]):  # each fold's own pairs, the fold's weight fixed at 1/2
+        pick = np.asarray(stratum)[rng.integers(0, 2, size=(200, 2))]
+        d += np.array([np.nanmean([units[u][r] for u in pick[r]]) for r in range(200)]) / 2
+    assert got["draws"] == pytest.approx(d, abs=1e-12)
