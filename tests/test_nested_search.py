@@ -230,3 +230,15 @@ def test_with_outer_year_the_pairs_are_resampled_within_each_fold():
         pick = np.asarray(stratum)[rng.integers(0, 2, size=(200, 2))]
         d += np.array([np.nanmean([units[u][r] for u in pick[r]]) for r in range(200)]) / 2
     assert got["draws"] == pytest.approx(d, abs=1e-12)
+
+
+def test_cli_text_names_each_fold_and_says_what_the_interval_leaves_out(tmp_path, capsys):
+    dirs = _dev(tmp_path, [("dsA", "xx-en"), ("dsA", "yy-en"), ("dsB", "zz-en")])
+    rc = main(["search", "--nested", "--data", *dirs, "-m", "bleu", "chrf", "wer",
+               "--configs", "chrf", "best:accuracy", "--resamples", "50", "--seed", "3",
+               "--tables", str(tmp_path / "t"), "--out", str(tmp_path / "s.json"), "-q"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert all(f"\n{lp} " in out for lp in ("xx-en", "yy-en", "zz-en"))
+    assert "training data are not resampled" in out and "95% interval" in out
+    assert "50 resamples, seed 3" in out and out.rstrip().endswith(f"written {tmp_path}/s.json")
