@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "nested held-out estimate (--nested; docs/nested-search.md)",
         "The choice among configurations (--configs) is made inside each outer training fold "
         "by leave-one-language-pair-out; the chosen one is refitted on the fold and measured "
-        "on the held-out fold against chrF. Prints each fold, the mean of set - chrF, its 95%% "
+        "on the held-out fold against chrF. Prints each fold, the mean of set - chrF, its 95% "
         "interval (outer test data resampled; training data not) and PERM-BOTH against chrF; "
         "the set written is the procedure run on all pairs, the figures in its provenance.")
     g.add_argument("--nested", action="store_true", help="run the nested held-out procedure")
