@@ -242,3 +242,13 @@ def test_cli_text_names_each_fold_and_says_what_the_interval_leaves_out(tmp_path
     assert all(f"\n{lp} " in out for lp in ("xx-en", "yy-en", "zz-en"))
     assert "training data are not resampled" in out and "95% interval" in out
     assert "50 resamples, seed 3" in out and out.rstrip().endswith(f"written {tmp_path}/s.json")
+
+
+def test_a_fold_where_nothing_reaches_chrfs_segment_floor_says_so():
+    scores = {"chrF": {nested.SYS: 0.5, nested.SEG: 0.3},
+              "a": {nested.SYS: 0.9, nested.SEG: 0.1}, "b": {nested.SYS: 0.7, nested.SEG: 0.2}}
+    assert nested.choose(scores, ["a", "b"], "seg-floor") == "a"  # system Pearson alone
+    assert all(nested.below_floor(scores, c) for c in ("a", "b"))
+    scores["b"][nested.SEG] = 0.3  # at the floor: kept, and chosen over the better a
+    assert nested.choose(scores, ["a", "b"], "seg-floor") == "b"
+    assert nested.choose(scores, ["a", "b"], "best-sys") == "a"

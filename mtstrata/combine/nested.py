@@ -93,11 +93,15 @@ def inner_scores(procs: Mapping[str, Procedure], tables: Sequence[ScoreTable],
 
 def choose(scores: Mapping[str, Mapping[str, float]], configs: Sequence[str], rule: str) -> str:
     """The configuration the rule picks from the inner figures (ties: the first listed)."""
-    floor = scores["chrF"].get(SEG, float("nan"))
-    ok = [c for c in configs if rule == "best-sys" or scores[c].get(SEG, -np.inf) >= floor]
-    ok = ok or list(configs)  # nothing reaches the floor: the rule falls back to system only
+    ok = [c for c in configs if rule == "best-sys" or not below_floor(scores, c)]
+    ok = ok or list(configs)  # nothing reaches the floor: system only (said: "rule_fallback")
     val = {c: scores[c][SYS] if not math.isnan(scores[c][SYS]) else -np.inf for c in ok}
     return max(ok, key=lambda c: (val[c], -ok.index(c)))
+
+
+def below_floor(scores: Mapping[str, Mapping[str, float]], config: str) -> bool:
+    """Whether the configuration's inner segment statistic is below chrF's (or undefined)."""
+    return not scores[config].get(SEG, -np.inf) >= scores["chrF"].get(SEG, float("nan"))
 
 
 def select(procs: Mapping[str, Procedure], tables: Sequence[ScoreTable], names: Sequence[str],
@@ -255,6 +259,8 @@ def run_nested(tables: Sequence[ScoreTable], names: Sequence[str], procs: Mappin
         folds.append({"test": key, "pairs": [names[i] for i in test],
                       "train": [names[i] for i in train], "chosen": chosen,
                       "members": list(members), "inner": scores, "outer": per,
+                      "rule_fallback": rule == "seg-floor" and all(
+                          below_floor(scores, c) for c in procs),
                       "tables": [tables[i] for i in test], "scorer": scorer})
     stats = (SYS, SEG) if seg else (SYS,)
     estimate, tests = {}, {}
@@ -331,6 +337,10 @@ def format_nested(res: Mapping[str, Any], names: Mapping[str, str] | None = None
             f"(95% interval [{_f(lo, '+')}, {_f(hi, '+')}]; folds "
             f"{_f(e['fold_delta_range'][0], '+')} to {_f(e['fold_delta_range'][1], '+')}); "
             f"PERM-BOTH vs chrF, combined over folds: p = {p} ({t['resamples']} resamples)")
+    fell = [f["test"] for f in res["folds"] if f.get("rule_fallback")]
+    if fell:
+        lines.append(f"no configuration reached chrF's inner segment figure in {', '.join(fell)}:"
+                     " chosen there by system Pearson alone")
     lines.append(f"{res['distinct_choices']} distinct choice(s) over {len(res['folds'])} "
                  f"folds; bootstrap {b['resamples']} resamples, seed {b['seed']}: {b['note']}")
     fin = res["final"]
