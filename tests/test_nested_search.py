@@ -252,3 +252,19 @@ def test_a_fold_where_nothing_reaches_chrfs_segment_floor_says_so():
     scores["b"][nested.SEG] = 0.3  # at the floor: kept, and chosen over the better a
     assert nested.choose(scores, ["a", "b"], "seg-floor") == "b"
     assert nested.choose(scores, ["a", "b"], "best-sys") == "a"
+
+
+def test_the_ridge_is_a_configuration_and_its_final_set_is_written(tmp_path):
+    import dataclasses
+
+    from mtstrata.combine.learned import LearnedSet
+    from mtstrata.combine.ulc import load_set
+
+    tables, names = _tables(4)
+    res, fitted = _run(tables, names, configs=["ridge"], candidates=("x", "wer"),
+                       resamples=50)
+    assert {f["chosen"] for f in res["folds"]} == {"ridge"}
+    assert isinstance(fitted, LearnedSet)
+    dataclasses.replace(fitted, provenance={"nested": res}).save(tmp_path / "r.json")
+    back, _ = load_set(tmp_path / "r.json")
+    assert isinstance(back, LearnedSet) and back.provenance["nested"] == res
