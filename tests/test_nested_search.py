@@ -268,3 +268,15 @@ def test_the_ridge_is_a_configuration_and_its_final_set_is_written(tmp_path):
     dataclasses.replace(fitted, provenance={"nested": res}).save(tmp_path / "r.json")
     back, _ = load_set(tmp_path / "r.json")
     assert isinstance(back, LearnedSet) and back.provenance["nested"] == res
+
+
+def test_the_segment_interval_resamples_per_segment_taus_whose_mean_is_itemwise_kendall():
+    from mtstrata.combine.stats import kendall_grouped
+
+    tables, _ = _tables(2)
+    for t in tables:
+        for m in ("x", "wer", "chrf"):
+            taus = nested._seg_taus(single(m), t)
+            want = kendall_grouped(t.judged(single(m)(t)[1]), t.seg_human, t.seg_idx)
+            assert len(taus) == len(np.unique(t.seg_idx))  # every judged segment, 6 systems
+            assert float(np.nanmean(taus)) == pytest.approx(want, abs=1e-12)
