@@ -57,10 +57,17 @@ import numpy as np
 from cross_year_data import YEARS, judged_subset, pair_dirs, read_pool
 from cross_year_report import bundlable, choose, section, sets_section
 
-from mtstrata.combine.search import hill_climb
-from mtstrata.combine.stats import kendall, kendall_grouped, pairwise_accuracy, pearson
+from mtstrata.combine.procedures import (  # noqa: F401 (the script's API, used by make_sets)
+    BASELINE,
+    Procedure,
+    average,
+    learned,
+    measure,
+    procedures,
+    single,
+)
+from mtstrata.combine.stats import pearson
 from mtstrata.combine.table import LEXICAL_CANDIDATES, ScoreTable, cached_table
-from mtstrata.combine.ulc import Combiner
 from mtstrata.errors import InputError
 from mtstrata.layers import AnnotationOptions
 from mtstrata.output import atomic_write
@@ -95,7 +102,6 @@ SET_OF_POOL = {"lex": "ULC-lex", "ling": "ULC", "emb": "ULC-emb", "all": "ULC-ye
 #: form
 SOFT_VS_HARD = (("SR-Mr(*)", "SR-Mrs(*)"), ("NE-Me(*)", "NE-Mes(*)"), ("SP-Oc(*)", "SP-Ocs(*)"),
                 ("EMB-F", "EMB-F:idf=yes"))
-BASELINE = "chrf"
 SYS_STATS = ("pearson", "accuracy", "kendall")
 #: the hill climbing's objectives (issue 29 item 2: pairwise accuracy and Kendall beside Pearson)
 OBJECTIVES = ("sys_pearson", "accuracy", "sys_kendall")
@@ -117,110 +123,6 @@ def load_tables(dirs: Sequence[Path], specs: Sequence[str], tables: Path,
                                     f"{d.parent.name}/{lp}: computing {len(todo)} metrics")))
         log(f"{d.parent.name}/{d.name}: {len(specs)} metrics ready ({time.time() - t0:.0f} s)")
     return out
-
-
-# ------------------------------------------------------------------------- measuring
-Scorer = Callable[[ScoreTable], tuple[np.ndarray, np.ndarray]]
-
-
-def single(metric: str) -> Scorer:
-    """Oriented system scores and segment matrix of one metric."""
-    def f(t: ScoreTable) -> tuple[np.ndarray, np.ndarray]:
-        sign = 1.0 if t.higher[metric] else -1.0
-        return sign * t.sys_scores[metric], sign * t.seg_scores[metric]
-    return f
-
-
-def combined(c: Combiner) -> Scorer:
-    """A set's system scores and segment matrix, combined over the whole pair (a run)."""
-    def f(t: ScoreTable) -> tuple[np.ndarray, np.ndarray]:
-        return (c.combine({m: t.sys_scores[m] for m in c.metrics}, "sys"),
-                c.combine({m: t.seg_scores[m] for m in c.metrics}, "seg"))
-    return f
-
-
-def measure(scorer: Scorer, tables: Sequence[ScoreTable], seg: bool = False
-            ) -> dict[str, dict[str, float]]:
-    """Per pair: system Pearson, pairwise accuracy, Kendall; with ``seg`` the segment-level
-    item-wise Kendall (judged rows grouped by segment), flat Kendall and Pearson."""
-    out: dict[str, dict[str, float]] = {}
-    for t in tables:
-        sys_, segm = scorer(t)
-        h = t.sys_human
-        r = {"pearson": pearson(sys_, h), "accuracy": pairwise_accuracy(sys_, h),
-             "kendall": kendall(sys_, h)}
-        if seg and len(t.seg_human):
-            j = t.judged(segm)
-            r.update(seg_kendall_item=kendall_grouped(j, t.seg_human, t.seg_idx),
-                     seg_kendall_flat=kendall(j, t.seg_human), seg_pearson=pearson(j, t.seg_human))
-        out[t.lp] = {k: float(v) for k, v in r.items()}
-    return out
-
-
-def average(per_pair: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
-    keys = sorted({k for r in per_pair.values() for k in r})
-    return {k: float(np.nanmean([r[k] for r in per_pair.values() if k in r])) for k in keys}
-
-
-# ------------------------------------------------------------------------- procedures
-def best_single(tables: Sequence[ScoreTable], candidates: Sequence[str], objective: str) -> str:
-    """The candidate with the best mean objective on ``tables``."""
-    stat = {"sys_pearson": "pearson", "accuracy": "accuracy", "sys_kendall": "kendall"}[objective]
-
-    def score(m: str) -> float:
-        return float(np.nanmean([r[stat] for r in measure(single(m), tables).values()]))
-    return max(candidates, key=lambda m: (score(m), m))
-
-
-Fitted = tuple[Scorer, list[str], object]  # scorer, members, the set (or the metric name)
-Procedure = Callable[[Sequence[ScoreTable]], Fitted]
-
-
-def procedures(candidates: Sequence[str], objectives: Sequence[str], fits: Sequence[str]
-               ) -> dict[str, Procedure]:
-    """Name -> fit(tables) -> (scorer, members, what was fitted)."""
-    procs: dict[str, Procedure] = {
-        "chrF": lambda tables: (single(BASELINE), [BASELINE], BASELINE)}
-    for obj in objectives:
-        def one(tables: Sequence[ScoreTable], obj: str = obj) -> Fitted:
-            m = best_single(tables, candidates, obj)
-            return single(m), [m], m
-        procs[f"best single ({obj})"] = one
-        for fit in fits:
-            def climb(tables: Sequence[ScoreTable], obj: str = obj, fit: str = fit) -> Fitted:
-                ms = hill_climb(tables, candidates, obj, fit=fit)
-                return combined(ms), ms.metrics, ms
-            procs[f"ULC {fit} ({obj})"] = climb
-    procs["learned ridge+ (alpha leave-one-pair-out)"] = learned(candidates)
-    return procs
-
-
-def learned(candidates: Sequence[str], sys_alpha: float | None = None) -> Procedure:
-    """Ridge with non-negative weights (:mod:`mtstrata.combine.learned`), penalty chosen
-    leave-one-pair-out inside the fit tables (or ``sys_alpha`` at system level, chosen by the
-    held-out year: :func:`alpha_by_year`); the segment model only where at least two fit
-    pairs have segment judgments (else its segment scores are undefined)."""
-    from mtstrata.combine.learned import LearnedSet, fit_level
-
-    def fit(tables: Sequence[ScoreTable]) -> Fitted:
-        sys_level, sys_info = fit_level(tables, candidates, "sys", **(
-            {"alphas": (sys_alpha,)} if sys_alpha is not None else {}))
-        judged = [t for t in tables if len(t.seg_human)]
-        # the segment normalisation over every fit pair's segment scores (as the system one),
-        # the weights on the pairs with segment judgments
-        seg_level, seg_info = (fit_level(judged, candidates, "seg", norm_tables=tables)
-                               if len(judged) >= 2 else (None, None))
-
-        def f(t: ScoreTable) -> tuple[np.ndarray, np.ndarray]:
-            seg = (seg_level.apply(t.seg_scores) if seg_level is not None
-                   else np.full(t.seg_scores[candidates[0]].shape, np.nan))
-            return sys_level.apply(t.sys_scores), seg
-        members = [n.metric for n, w in zip(sys_level.norms, sys_level.weights, strict=True)
-                   if w > 0]
-        fitted = (LearnedSet(seg_level, sys_level, {"fit": {"sys": sys_info, "seg": seg_info}})
-                  if seg_level is not None else None)
-        return f, members, fitted
-    return fit
 
 
 #: the ridge penalties tried when the held-out year chooses it (wider than leave-one-pair-out's

@@ -89,6 +89,13 @@ def fit_on(caches: Sequence[_Cache], metrics: Sequence[str], higher: dict[str, b
     return MetricSet(seg, sys_, norm="z" if fit == "z" else "minmax")
 
 
+def fit_tables(tables: Sequence[ScoreTable], metrics: Sequence[str], fit: str = "minmax"
+               ) -> MetricSet:
+    """:func:`fit_on` from the score tables themselves (a set of given members, no search)."""
+    return fit_on([_cache(t, metrics) for t in tables], metrics,
+                  {m: tables[0].higher[m] for m in metrics}, fit)
+
+
 def _objective(ms: MetricSet, caches: Sequence[_Cache], objective: str) -> float:
     vals = []
     for c in caches:

@@ -47,6 +47,34 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "weights on the normalised scores, one model per level, penalty chosen by "
                    "leave-one-pair-out; see mtstrata.combine.learned); --objective, --mode "
                    "and --folds do not apply")
+    g = p.add_argument_group(
+        "nested held-out estimate (--nested; docs/nested-search.md)",
+        "The choice among configurations (--configs) is made inside each outer training fold "
+        "by leave-one-language-pair-out; the chosen one is refitted on the fold and measured "
+        "on the held-out fold against chrF. Prints each fold, the mean of set - chrF, its 95% "
+        "interval (outer test data resampled; training data not) and PERM-BOTH against chrF; "
+        "the set written is the procedure run on all pairs, the figures in its provenance.")
+    g.add_argument("--nested", action="store_true", help="run the nested held-out procedure")
+    g.add_argument("--outer", choices=["year", "pair"], default="pair",
+                   help="outer folds: the dataset (year) of a --data directory's parent, or "
+                   "the language pair (of every dataset)")
+    g.add_argument("--configs", nargs="+", default=["all"], metavar="CONFIG",
+                   help="configurations compared: chrf, best:OBJ, OBJ:FIT, ridge, or all "
+                   "(chrf, and best:OBJ and OBJ:FIT for each OBJ in sys_pearson accuracy "
+                   "sys_kendall and FIT in minmax pairsd z)")
+    g.add_argument("--segment-statistic", choices=["kendall_itemwise", "none"],
+                   default="kendall_itemwise",
+                   help="segment statistic measured beside system Pearson (none: system level "
+                   "only, for data without segment judgments)")
+    g.add_argument("--inner-rule", choices=["best-sys", "seg-floor"],
+                   help="best-sys: best inner system Pearson; seg-floor (default with a "
+                   "segment statistic): the same among configurations whose inner segment "
+                   "statistic is not below chrF's")
+    g.add_argument("--resamples", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples of the interval and PERM-BOTH permutations")
+    g.add_argument("--seed", type=int, default=12345, help="seed of the resampling")
+    g.add_argument("--format", "-f", choices=["text", "json"], default="text",
+                   help="how the nested figures are printed")
     p.add_argument("--out", required=True, metavar="SET.json",
                    help="where to write the metric set (JSON; read by `meta --ulc`)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
@@ -61,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
 
     progress.configure(quiet=args.quiet)
     check_out(args.out)
+    if args.nested:
+        return run_nested(args)
+    _refuse_nested_options(args)
     if args.learned:  # options that would do nothing are refused, not ignored
         unused = [f"--{k} {getattr(args, k)}" for k, default in (
             ("objective", "sys_pearson"), ("mode", "forward-backward"), ("folds", 0))
@@ -109,6 +140,77 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(f"selected {len(ms.metrics)}: {' '.join(names[m] for m in ms.metrics)}\n"
                      + _signatures(ms.metrics, names, tables) + f"written {args.out}\n")
     return 0
+
+
+_NESTED = (("outer", "pair"), ("configs", ["all"]), ("segment_statistic", "kendall_itemwise"),
+           ("inner_rule", None), ("resamples", 1000), ("seed", 12345), ("format", "text"))
+
+
+def _refuse_nested_options(args: argparse.Namespace) -> None:
+    from mtstrata.errors import InputError
+
+    unused = [f"--{k.replace('_', '-')}" for k, default in _NESTED
+              if getattr(args, k) != default]
+    if unused:
+        raise InputError(f"{', '.join(unused)} only applies with --nested; add --nested or "
+                         "leave it out.")
+
+
+def run_nested(args: argparse.Namespace) -> int:
+    """``search --nested``: the nested held-out estimate (:mod:`mtstrata.combine.nested`) and
+    the set the procedure gives on all pairs, with the figures in its provenance."""
+    import json
+
+    from mtstrata.combine.nested import format_nested
+    from mtstrata.combine.nested import run_nested as nested
+    from mtstrata.combine.procedures import BASELINE, configurations
+    from mtstrata.commands import _options
+    from mtstrata.errors import InputError
+
+    changed = [f"--{k} {getattr(args, k)}" for k, default in (
+        ("objective", "sys_pearson"), ("mode", "forward-backward"), ("folds", 0))
+        if getattr(args, k) != default]
+    if changed or args.learned:
+        raise InputError(f"{', '.join(changed) or '--learned'} does not apply to --nested "
+                         "(the configurations compared are --configs: e.g. sys_pearson:minmax, "
+                         "best:accuracy, ridge); leave it out.")
+    _options.check_resamples(args.resamples, "--resamples", allow_zero=False)
+    _options.check_seed(args.seed)
+    seg = args.segment_statistic != "none"
+    rule = args.inner_rule or ("seg-floor" if seg else "best-sys")
+    specs = expand_metrics(args.metrics)
+    if not specs:
+        raise InputError("no candidate metrics: pass them with -m (e.g. -m lexical).")
+    names = metric_names(specs)
+    specs = list(names)
+    procs = configurations(args.configs, specs)
+    if "ridge" in procs:
+        from mtstrata.lock import require_libraries
+
+        require_libraries(("scikit-learn",), "search --nested --configs ridge")
+    tables = load_tables(args, list(dict.fromkeys([*specs, BASELINE])))
+    dev = [f"{Path(d).resolve().parent.name}/{t.lp}" for d, t in zip(args.data, tables,
+                                                                    strict=True)]
+    res, fitted = nested(tables, dev, procs, outer=args.outer, rule=rule, seg=seg,
+                         resamples=args.resamples, seed=args.seed)
+    res["pool"] = specs
+    members = list(fitted.metrics)
+    fitted = dataclasses.replace(fitted, provenance={
+        "mtstrata": __version__, "procedure": "search --nested", "dev": dev,
+        "names": {m: names.get(m, m) for m in members},
+        "signatures": set_signatures(tables[0], members), "nested": res})
+    fitted.save(args.out)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(res, indent=1, allow_nan=False, default=_json) + "\n")
+    else:
+        sys.stdout.write(format_nested(res, names) + "\n"
+                         + _signatures(members, {**names, BASELINE: names.get(BASELINE, "chrF")},
+                                       tables) + f"written {args.out}\n")
+    return 0
+
+
+def _json(x: object) -> object:
+    raise TypeError(f"not JSON: {type(x).__name__}")
 
 
 def check_out(path: str) -> None:
