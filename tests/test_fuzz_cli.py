@@ -183,7 +183,9 @@ def test_text_commands(tmp_path_factory, capsys, data, command):
                  "--out": st.sampled_from([str(d / "mtme"), "/dev/null", str(d)]),
                  "--lp": st.one_of(st.sampled_from(["de-en", "../x", "x", ""]), names),
                  "--sentence-level": None, "--confidence": None, "--details": None,
-                 "--confidence-n": numbers}
+                 "--confidence-n": numbers,
+                 "--signatures": st.sampled_from([str(d / "sigs.txt"), "/dev/null", str(d),
+                                                  *refs])}
     elif command == "compare":
         table = {"--test": st.sampled_from(["bs", "ar", "sign", "xx"]), "-n": numbers,
                  "-f": st.sampled_from(["text", "json", "tsv"])}
@@ -193,7 +195,9 @@ def test_text_commands(tmp_path_factory, capsys, data, command):
                  "-n": numbers, "--json": st.sampled_from([str(d / "a.json"), "/dev/null",
                                                            *refs, *hyps]),
                  "--freq-corpus": st.just(data.draw(text_file(d))),
-                 "--pair": st.one_of(st.sampled_from(["de-en", "x", "", "../x"]), names)}
+                 "--pair": st.one_of(st.sampled_from(["de-en", "x", "", "../x"]), names),
+                 "--sentence-metric": st.sampled_from(["bleu", "chrf", "nope", "", "SP-Op(*)",
+                                                       "ter"])}
         argv += ["--out", data.draw(st.sampled_from([str(d / "r.html"), "/dev/null",
                                                       str(d), str(d / "no/dir/r.html"),
                                                       *refs, *hyps]))]
@@ -230,7 +234,9 @@ def test_data_commands(corpus, tmp_path_factory, capsys, data, command):
         argv = ["meta", "--data", *chosen, "-m", *mets, *tables]
         argv += _options(data.draw, {"--bootstrap": numbers, "-f": st.sampled_from(
             ["text", "json", "tsv"]), "--ulc": st.sampled_from(["/nonexistent.json",
-                                                               str(corpus / "aa-en" / "ref.txt")])})
+                                                               str(corpus / "aa-en" / "ref.txt")]),
+            "--versus": st.sampled_from(["BLEU", "chrF", "bleu", "all", "nope", ""]),
+            "--resamples": numbers})
         argv += _common(data.draw, d)
     else:
         argv = ["search", "--data", *chosen, "-m", *mets, *tables, "--out",
@@ -241,7 +247,13 @@ def test_data_commands(corpus, tmp_path_factory, capsys, data, command):
             "--objective": st.sampled_from(["sys_pearson", "seg_pearson", "seg_kendall",
                                             "accuracy", "nope"]),
             "--mode": st.sampled_from(["forward-backward", "reference"]), "--folds": numbers,
-            "--learned": None})
+            "--learned": None, "--nested": None,
+            "--outer": st.sampled_from(["year", "pair", "x"]),
+            "--configs": st.sampled_from(["all", "chrf", "best:sys_pearson",
+                                          "sys_pearson:minmax", "ridge", "nope", ""]),
+            "--inner-rule": st.sampled_from(["best-sys", "seg-floor", "x"]),
+            "--resamples": numbers,
+            "--segment-statistic": st.sampled_from(["kendall_itemwise", "none", "x"])})
         argv += _common(data.draw, d)
     kept = {p: p.read_bytes() for p in sorted(corpus.rglob("*")) if p.is_file()}
     _run(capsys, argv)
