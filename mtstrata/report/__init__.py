@@ -71,7 +71,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
             sentence-level analyses: by length bucket, score differences, examples (default:
             BLEU if among them, else the first).
     """
-    from mtstrata.combine.significance import check_resampling
+    from mtstrata.combine.significance import DEFAULT_N, check_resampling
     from mtstrata.report import data as D
     from mtstrata.report.charts import build_charts
     from mtstrata.report.sections import Context, sections
@@ -82,12 +82,9 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     if baseline not in systems:
         raise InputError(f"baseline {baseline!r} is not one of the systems {list(systems)}; "
                          "pass its file stem or include its file in -i.")
-    from mtstrata.combine.significance import DEFAULT_N
-
-    n_bs, n_ar = (DEFAULT_N["bs"], DEFAULT_N["ar"]) if resamples is None else (resamples,
-                                                                               resamples)
-    check_resampling(n_bs, seed, len(refs[0]))
-    check_resampling(n_ar, seed, len(refs[0]))
+    n_bs, n_ar = (DEFAULT_N["bs"], DEFAULT_N["ar"]) if resamples is None else (resamples,) * 2
+    for k in (n_bs, n_ar):
+        check_resampling(k, seed, len(refs[0]))
     ctx = Context(refs, systems, baseline, (), None, source, pair, freq_corpus, freq_name)
     parts = sections()
     for part in parts:
@@ -98,22 +95,17 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
     clock = _Clock()
     run = scoring.compute(systems, refs, built, annotation, keep_segments=True)
     clock("scoring (annotations read or made, statistics)")
-    meta = {
-        "systems": run.systems, "baseline": baseline, "n_segments": len(refs[0]),
-        "n_refs": len(refs), "source": source is not None, "warnings": list(warnings),
-        "metrics": [{"name": labels[i], "spec": specs[i], "higher": m.higher_is_better,
-                     "kind": D.metric_kind(m), "scale": m.capabilities().scale
-                     if abs(m.capabilities().scale) != float("inf") else None}
-                    for i, m in enumerate(built)],
-    }
+    meta = {"systems": run.systems, "baseline": baseline, "n_segments": len(refs[0]),
+            "n_refs": len(refs), "source": source is not None, "warnings": list(warnings),
+            "metrics": [{"name": labels[i], "spec": specs[i], "higher": m.higher_is_better,
+                         "kind": D.metric_kind(m), "scale": m.capabilities().scale
+                         if abs(m.capabilities().scale) != float("inf") else None}
+                        for i, m in enumerate(built)]}
     rows = D.overview(run, labels, baseline, n_bs, seed, n_ar)
     clock("intervals and tests")
-    data: dict[str, Any] = {
-        "meta": meta,
-        "overview": rows,
-        "ranking": D.ranking(rows, meta["metrics"], run.systems),
-        "layers": D.layer_details(run, labels, baseline),
-    }
+    data: dict[str, Any] = {"meta": meta, "overview": rows,
+                            "ranking": D.ranking(rows, meta["metrics"], run.systems),
+                            "layers": D.layer_details(run, labels, baseline)}
     clock("ranking and per-type values")
     data["segments"] = D.segment_table(run, refs, systems, labels, source)
     clock("segment table and annotations")
