@@ -36,6 +36,7 @@ B, + last layer, 6 epochs              0.698/0.619/0.657
 B, + last layer, 12 epochs             0.695/0.617/0.654
 B, + layers 2-4, 6 epochs              0.716/0.625/0.668
 A, no dense block, + frames examples   0.708/0.650/0.678   0.732/0.692/0.711
+A, layers 2-4, D 32, S 0.3, + frames                       0.745/0.702/0.723
 =====================================  ==================  ==================
 
 (``--frames``: the 21,012 example sentences of PropBank's frame files, 12,559 with a verbal
