@@ -173,13 +173,32 @@ def approximate_randomization(score: ScoreFn, a: np.ndarray, b: np.ndarray, *,
     if np.isnan(delta):
         return Randomization(float("nan"), float("nan"), seed, n)
     pos = rng.integers(2, size=(n, len(a)), dtype=bool).astype(float)  # trial takes a there
-    sa = pos @ a + (1.0 - pos) @ b
-    sb = (1.0 - pos) @ a + pos @ b
+    sa, sb = swapped_sums(pos, a, b)
     d = np.abs(_scores(score, sa) - _scores(score, sb))
     if np.isnan(d).any():
         return Randomization(score(a.sum(0)) - score(b.sum(0)), float("nan"), seed, n)
     hits = int((d > delta).sum())
     return Randomization(score(a.sum(0)) - score(b.sum(0)), (hits + 1) / (n + 1), seed, n)
+
+
+def _exact(x: np.ndarray) -> bool:
+    """Whether every sum of rows of ``x`` is exact in float64: integer values whose total
+    magnitude stays below 2**52 (counts of n-grams, characters, edits, elements)."""
+    return bool(np.all(np.floor(x) == x)) and float(np.abs(x).sum()) < 2.0 ** 52
+
+
+def swapped_sums(pos: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The summed statistics of each randomisation trial: ``pos @ a + (1 - pos) @ b`` (the
+    trial's first system) and ``(1 - pos) @ a + pos @ b`` (its second). Where the statistics are
+    exact integers (:func:`_exact`), every one of those sums is exact whatever the order of
+    addition, so they are computed with one product, ``pos @ (a - b) + sum(b)``, and the
+    second as the total minus the first: the same bits as the four products, in a quarter of
+    the time and without a second trials-sized matrix. Other statistics take the four."""
+    if _exact(a) and _exact(b):
+        sa = pos @ (a - b) + b.sum(0)
+        return sa, (a.sum(0) + b.sum(0)) - sa
+    neg = 1.0 - pos
+    return pos @ a + neg @ b, neg @ a + pos @ b
 
 
 def sign_test(seg_a: np.ndarray, seg_b: np.ndarray) -> SignTest:

@@ -110,17 +110,15 @@ class _Trials:
     def __init__(self, n_segments: int, n: int, seed: int) -> None:
         rng = np.random.default_rng(seed)
         self.pos = rng.integers(2, size=(n, n_segments), dtype=bool).astype(float)
-        self.neg = 1.0 - self.pos
 
     def p(self, score: Any, a: np.ndarray, b: np.ndarray) -> float:
         """Two-sided p of ``score(a) != score(b)`` (NaN where the metric is undefined)."""
-        from mtstrata.combine.significance import _scores
+        from mtstrata.combine.significance import _scores, swapped_sums
 
         delta = abs(score(a.sum(0)) - score(b.sum(0)))
         if np.isnan(delta):
             return math.nan
-        sa = self.pos @ a + self.neg @ b
-        sb = self.neg @ a + self.pos @ b
+        sa, sb = swapped_sums(self.pos, a, b)
         d = np.abs(_scores(score, sa) - _scores(score, sb))
         if np.isnan(d).any():
             return math.nan
