@@ -168,17 +168,31 @@ def approximate_randomization(score: ScoreFn, a: np.ndarray, b: np.ndarray, *,
     ``--paired-ar`` (its draws, its strict ``>``; default 10,000 trials as there); p NaN when
     the metric is undefined on either system or on a trial."""
     check_resampling(n, seed, len(a))
-    rng = np.random.default_rng(seed)
-    delta = abs(score(a.sum(0)) - score(b.sum(0)))
+    delta = score(a.sum(0)) - score(b.sum(0))
     if np.isnan(delta):
         return Randomization(float("nan"), float("nan"), seed, n)
-    pos = rng.integers(2, size=(n, len(a)), dtype=bool).astype(float)  # trial takes a there
+    return Randomization(delta, randomization_p(score, a, b, trials(len(a), n, seed)), seed, n)
+
+
+def trials(n_segments: int, n: int, seed: int) -> np.ndarray:
+    """sacreBLEU's randomisation draws for ``seed``: ``(n, n_segments)``, 1.0 where a trial
+    gives a segment's statistics of the first system to the first (0.0: swapped). Drawn once,
+    they serve every comparison of the same segments (the report)."""
+    return np.random.default_rng(seed).integers(2, size=(n, n_segments), dtype=bool).astype(float)
+
+
+def randomization_p(score: ScoreFn, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> float:
+    """Two-sided p of ``score(a) != score(b)`` over the trials ``pos`` (:func:`trials`): the
+    share (+1 smoothed) of trials whose absolute difference is strictly above the observed one;
+    NaN where the metric is undefined on either system or on a trial."""
+    delta = abs(score(a.sum(0)) - score(b.sum(0)))
+    if np.isnan(delta):
+        return float("nan")
     sa, sb = swapped_sums(pos, a, b)
     d = np.abs(_scores(score, sa) - _scores(score, sb))
     if np.isnan(d).any():
-        return Randomization(score(a.sum(0)) - score(b.sum(0)), float("nan"), seed, n)
-    hits = int((d > delta).sum())
-    return Randomization(score(a.sum(0)) - score(b.sum(0)), (hits + 1) / (n + 1), seed, n)
+        return float("nan")
+    return (int((d > delta).sum()) + 1) / (len(pos) + 1)
 
 
 def _exact(x: np.ndarray) -> bool:

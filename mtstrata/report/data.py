@@ -68,11 +68,17 @@ def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int,
     the baseline, and the randomisation's trials are drawn once for every comparison
     (``compare`` draws per comparison: same draws, same numbers).
     """
-    from mtstrata.combine.significance import bootstrap_p, resample_counts
+    from mtstrata.combine.significance import (
+        bootstrap_p,
+        randomization_p,
+        resample_counts,
+        trials,
+    )
 
     n_seg = len(run.stats[(run.systems[0], 0)])
     counts = resample_counts(n_seg, n, seed)
-    trials = _Trials(n_seg, n_ar or n, seed) if len(run.systems) > 1 else None
+    # drawn once for every comparison: the draws compare's approximate_randomization makes
+    pos = trials(n_seg, n_ar or n, seed) if len(run.systems) > 1 else None
     rows = []
     for i, m in enumerate(progress.track(run.metrics, "report: significance", unit="metric")):
         stats = {s: run.stats[(s, i)] for s in run.systems}
@@ -95,34 +101,10 @@ def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int,
                     delta=_num(full[s] - full[baseline]), delta_ci=[_num(dlo), _num(dhi)],
                     bs_p=None if undefined else _num(bootstrap_p(
                         boot[s], boot[baseline], full[s] - full[baseline]), P_DIGITS),
-                    ar_p=_num(trials.p(m.score, stats[s], stats[baseline]) if trials
-                              else math.nan, P_DIGITS))
+                    ar_p=_num(randomization_p(m.score, stats[s], stats[baseline], pos)
+                              if pos is not None else math.nan, P_DIGITS))
             rows.append(row)
     return rows
-
-
-class _Trials:
-    """The trials of :func:`mtstrata.combine.significance.approximate_randomization` (its
-    draws for ``seed``: which system each segment's statistics go to), drawn once for every
-    comparison of a report; :meth:`p` computes its p with the same expressions, so the same p
-    as ``compare`` (tests/test_report.py checks they agree)."""
-
-    def __init__(self, n_segments: int, n: int, seed: int) -> None:
-        rng = np.random.default_rng(seed)
-        self.pos = rng.integers(2, size=(n, n_segments), dtype=bool).astype(float)
-
-    def p(self, score: Any, a: np.ndarray, b: np.ndarray) -> float:
-        """Two-sided p of ``score(a) != score(b)`` (NaN where the metric is undefined)."""
-        from mtstrata.combine.significance import _scores, swapped_sums
-
-        delta = abs(score(a.sum(0)) - score(b.sum(0)))
-        if np.isnan(delta):
-            return math.nan
-        sa, sb = swapped_sums(self.pos, a, b)
-        d = np.abs(_scores(score, sa) - _scores(score, sb))
-        if np.isnan(d).any():
-            return math.nan
-        return (int((d > delta).sum()) + 1) / (len(self.pos) + 1)
 
 
 def ranking(rows: Sequence[Mapping[str, Any]], metrics: Sequence[Mapping[str, Any]],
