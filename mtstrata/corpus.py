@@ -39,32 +39,39 @@ class TextFile:
         return sum(1 for s in self.lines if not s.strip())
 
 
+def _empty(path: str) -> InputError:
+    return InputError("the file is empty; every input needs at least one segment (one per "
+                      "line).", path)
+
+
+def _nul(path: str, offset: int, line: int) -> InputError:
+    # valid UTF-8, but no text file has NUL bytes: UTF-16 without a BOM
+    return InputError(f"NUL byte at offset {offset}: this looks like UTF-16 or a binary file, "
+                      f"not UTF-8 text. Convert it, e.g. `iconv -f UTF-16 -t UTF-8 {path} > "
+                      "fixed.txt`.", path, line)
+
+
+def _not_utf8(path: str, byte: int, in_line: int, offset: int, line: int) -> InputError:
+    return InputError(f"byte 0x{byte:02x} at byte offset {in_line} of the line (offset "
+                      f"{offset} in the file) is not valid UTF-8. mtstrata reads UTF-8 only: "
+                      f"convert the file, e.g. `iconv -f LATIN1 -t UTF-8 {path} > fixed.txt`.",
+                      path, line)
+
+
 def decode_lines(data: bytes, path: str) -> list[str]:
     """Decode UTF-8 bytes into segments; raise an :class:`InputError` naming line and offset."""
     if data.startswith(BOM):
         data = data[len(BOM):]
     if not data:
-        raise InputError(
-            "the file is empty; every input needs at least one segment (one per line).", path
-        )
+        raise _empty(path)
     nul = data.find(b"\x00")
-    if nul >= 0:  # valid UTF-8, but no text file has NUL bytes: UTF-16 without a BOM
-        raise InputError(
-            f"NUL byte at offset {nul}: this looks like UTF-16 or a binary file, not UTF-8 "
-            f"text. Convert it, e.g. `iconv -f UTF-16 -t UTF-8 {path} > fixed.txt`.",
-            path, data.count(b"\n", 0, nul) + 1)
+    if nul >= 0:
+        raise _nul(path, nul, data.count(b"\n", 0, nul) + 1)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line_no = data.count(b"\n", 0, e.start) + 1
-        line_start = data.rfind(b"\n", 0, e.start) + 1
-        raise InputError(
-            f"byte 0x{data[e.start]:02x} at byte offset {e.start - line_start} of the line "
-            f"(offset {e.start} in the file) is not valid UTF-8. mtstrata reads UTF-8 only: "
-            f"convert the file, e.g. `iconv -f LATIN1 -t UTF-8 {path} > fixed.txt`.",
-            path,
-            line_no,
-        ) from None
+        raise _not_utf8(path, data[e.start], e.start - (data.rfind(b"\n", 0, e.start) + 1),
+                        e.start, data.count(b"\n", 0, e.start) + 1) from None
     text = text.replace("\r\n", "\n")
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -130,28 +137,24 @@ def iter_lines(path: str) -> Iterator[str]:
 
 def _iter_stream(f: Any, path: str) -> Iterator[str]:
     offset = 0
-    n = 0
+    empty = True
     for n, raw in enumerate(f, start=1):
         data = raw[len(BOM):] if n == 1 and raw.startswith(BOM) else raw
+        if not data:  # a BOM alone: an empty file, as decode_lines reads it
+            continue
+        empty = False
+        base = offset  # the line's offset in the file after any BOM, as decode_lines counts
         nul = data.find(b"\x00")
         if nul >= 0:
-            raise InputError(
-                f"NUL byte at offset {offset + nul}: this looks like UTF-16 or a binary file, "
-                f"not UTF-8 text. Convert it, e.g. `iconv -f UTF-16 -t UTF-8 {path} > "
-                "fixed.txt`.", path, n)
+            raise _nul(path, base + nul, n)
         try:
             line = data.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise InputError(
-                f"byte 0x{data[e.start]:02x} at byte offset {e.start} of the line (offset "
-                f"{offset + e.start} in the file) is not valid UTF-8. mtstrata reads UTF-8 "
-                f"only: convert the file, e.g. `iconv -f LATIN1 -t UTF-8 {path} > fixed.txt`.",
-                path, n) from None
-        offset += len(raw)
+            raise _not_utf8(path, data[e.start], e.start, base + e.start, n) from None
+        offset += len(data)
         yield line[:-2] if line.endswith("\r\n") else line[:-1] if line.endswith("\n") else line
-    if n == 0:
-        raise InputError(
-            "the file is empty; every input needs at least one segment (one per line).", path)
+    if empty:
+        raise _empty(path)
 
 
 def read_all(paths: Sequence[str]) -> list[TextFile]:

@@ -35,6 +35,18 @@ def test_bad_files_are_refused_naming_the_line(tmp_path, data, line, says):
     assert e.value.line == line
 
 
+@pytest.mark.parametrize("data", [b"", b"\xef\xbb\xbf", b"\xef\xbb\xbfok\nb\xe9d\n",
+                                  b"ok\r\nok\nu\x00t\n", b"\xef\xbb\xbf\xff"])
+def test_streamed_errors_say_what_the_whole_file_reader_says(tmp_path, data):
+    p = tmp_path / "f.txt"
+    p.write_bytes(data)
+    with pytest.raises(InputError) as whole:
+        corpus.decode_lines(data, str(p))
+    with pytest.raises(InputError) as streamed:
+        list(corpus.iter_lines(str(p)))
+    assert str(streamed.value) == str(whole.value)
+
+
 def test_lines_are_read_one_at_a_time(tmp_path):
     # the lines before a bad byte are served before the error: nothing is read ahead whole
     p = tmp_path / "f.txt"
