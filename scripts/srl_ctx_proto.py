@@ -269,6 +269,29 @@ def pick(lv, layers):
     return [v[list(layers)].astype(np.float32).mean(axis=0) for v in lv]
 
 
+def prepare(a):
+    """The parsed data, the shipped model, the training and evaluation sentences (the recorded
+    held-out documents, or with ``--tune`` train_srl's tuning slice of the training ones), their
+    argument instances (evaluation: over predicted predicates) and word vectors."""
+    import hashlib
+
+    sents, segs = parsed()
+    vecs = word_vectors(sents) if a.layers is None else pick(layer_vectors(sents), a.layers)
+    held = [k for k, s in enumerate(sents) if pb.is_held_out(s.document)]
+    train = [k for k, s in enumerate(sents) if not pb.is_held_out(s.document)]
+    if a.tune:  # train_srl.tune's slice: a quarter of the training documents by sha256
+        def in_slice(doc):
+            return hashlib.sha256(("tune:" + doc).encode()).digest()[0] < 64
+        held = [k for k in train if in_slice(sents[k].document)]
+        train = [k for k in train if not in_slice(sents[k].document)]
+    models = L.load_models(L.MODEL_FILE)
+    tr_rows = instances([sents[k] for k in train], [segs[k] for k in train])
+    preds = predicted_predicates(models, [segs[k] for k in held])
+    ev_rows = instances([sents[k] for k in held], [segs[k] for k in held], preds, False)
+    return (sents, segs, models, train, held, tr_rows, ev_rows, [vecs[k] for k in train],
+            [vecs[k] for k in held])
+
+
 def main():
     from collections import Counter
 
@@ -283,22 +306,7 @@ def main():
     ap.add_argument("--frames", action="store_true",
                     help="add the frame files' examples (srl_frames_proto.py) to training")
     a = ap.parse_args()
-    sents, segs = parsed()
-    vecs = word_vectors(sents) if a.layers is None else pick(layer_vectors(sents), a.layers)
-    held = [k for k, s in enumerate(sents) if pb.is_held_out(s.document)]
-    train = [k for k, s in enumerate(sents) if not pb.is_held_out(s.document)]
-    if a.tune:
-        import hashlib
-
-        def in_slice(doc):
-            return hashlib.sha256(("tune:" + doc).encode()).digest()[0] < 64
-        held = [k for k in train if in_slice(sents[k].document)]
-        train = [k for k in train if not in_slice(sents[k].document)]
-    models = L.load_models(L.MODEL_FILE)
-    tr_rows = instances([sents[k] for k in train], [segs[k] for k in train])
-    preds = predicted_predicates(models, [segs[k] for k in held])
-    ev_rows = instances([sents[k] for k in held], [segs[k] for k in held], preds, False)
-    tr_vecs, ev_vecs = [vecs[k] for k in train], [vecs[k] for k in held]
+    sents, segs, models, train, held, tr_rows, ev_rows, tr_vecs, ev_vecs = prepare(a)
     if a.frames:
         fs, fg = pickle.loads((CACHE / "frames.pkl").read_bytes())
         extra = instances(fs, fg)
@@ -441,22 +449,7 @@ def main_b():
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--layers", type=int, nargs="+", default=None)
     a = ap.parse_args(sys.argv[2:])
-    sents, segs = parsed()
-    vecs = word_vectors(sents) if a.layers is None else pick(layer_vectors(sents), a.layers)
-    held = [k for k, s in enumerate(sents) if pb.is_held_out(s.document)]
-    train = [k for k, s in enumerate(sents) if not pb.is_held_out(s.document)]
-    if a.tune:
-        import hashlib
-
-        def in_slice(doc):
-            return hashlib.sha256(("tune:" + doc).encode()).digest()[0] < 64
-        held = [k for k in train if in_slice(sents[k].document)]
-        train = [k for k in train if not in_slice(sents[k].document)]
-    models = L.load_models(L.MODEL_FILE)
-    tr_rows = instances([sents[k] for k in train], [segs[k] for k in train])
-    preds = predicted_predicates(models, [segs[k] for k in held])
-    ev_rows = instances([sents[k] for k in held], [segs[k] for k in held], preds, False)
-    tr_vecs, ev_vecs = [vecs[k] for k in train], [vecs[k] for k in held]
+    sents, segs, models, train, held, tr_rows, ev_rows, tr_vecs, ev_vecs = prepare(a)
     cc = Counter(r[4] for r in tr_rows)
     tr_rows = [r for r in tr_rows if cc[r[4]] >= 3]
     counts = Counter(f for r in tr_rows for f in set(r[3]))
