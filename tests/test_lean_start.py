@@ -36,7 +36,8 @@ def test_score_bleu_imports_bleu_only(tmp_path):
         "mtstrata.metrics.base", "mtstrata.metrics.prepared", "mtstrata.metrics.lexical"}
     assert metric_modules == {"mtstrata.metrics.lexical.bleu"}
     commands = {m for m in ours if m.startswith("mtstrata.commands.")}
-    assert commands <= {"mtstrata.commands.score", "mtstrata.commands._help"}
+    assert commands <= {"mtstrata.commands.score", "mtstrata.commands._help",
+                        "mtstrata.commands.options"}
     for heavy in ("mtstrata.combine", "mtstrata.report", "scipy", "torch", "spacy", "nltk",
                   "multiprocessing", "mtstrata.layers.spacy_backend"):
         assert heavy not in mods, heavy

@@ -7,7 +7,7 @@ import argparse
 from mtstrata import corpus, metrics, progress
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
-from mtstrata.commands.score import add_annotation_options, annotation_options
+from mtstrata.commands.options import add_annotation_options, annotation_options
 from mtstrata.console import say
 from mtstrata.errors import ConfigError, UnknownNameError
 from mtstrata.layers import annotate_texts

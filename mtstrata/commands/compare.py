@@ -14,7 +14,7 @@ from mtstrata import output as _output
 from mtstrata.combine.significance import DEFAULT_N, p_text
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
-from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
+from mtstrata.commands.options import add_annotation_options, annotation_options, system_names
 from mtstrata.errors import ConfigError, InputError
 
 TESTS = ("bs", "ar", "sign")

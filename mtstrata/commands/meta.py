@@ -12,30 +12,10 @@ from mtstrata import output as _output
 from mtstrata import progress
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
+from mtstrata.commands.options import add_data_options
 
 if TYPE_CHECKING:
     from mtstrata.combine.ulc import Combiner
-
-
-def add_data_options(p: argparse.ArgumentParser) -> None:
-    """``--data``, ``-m`` and ``--tables``: shared by ``meta`` and ``search``."""
-    p.add_argument("--data", nargs="+", required=True, metavar="LPDIR",
-                   help="language-pair directories of the dev-corpus format (ref.txt, "
-                   "sys/<SYSTEM>.txt, sys_scores.tsv, optional seg_scores.tsv)")
-    p.add_argument("-m", "--metrics", nargs="+", action="extend", default=[], metavar="METRIC",
-                   help="metric specs, e.g. bleu chrf 'bleu:max_order=2'; 'lexical' expands to "
-                   "the lexical candidate variants; ext:DIR/NAME reads scores computed elsewhere "
-                   "(COMET, BLEURT...) from mt-metrics-eval files DIR/<lp>/NAME-REF.seg.score "
-                   "(and .sys.score; else the mean of the segment scores), higher is better")
-    from mtstrata.combine.table import default_tables_dir
-    from mtstrata.commands.score import add_annotation_options
-
-    p.add_argument("--tables", default=str(default_tables_dir()), metavar="DIR",
-                   help="cache of score tables, one .npz per pair (default: %(default)s); "
-                   "metrics already cached are not recomputed")
-    # linguistic metrics annotate every output of every pair: --jobs / --executor dask spread
-    # each pair's annotation over worker processes or a cluster (README: Scaling)
-    add_annotation_options(p, quiet=False)
 
 
 def expand_metrics(specs: list[str]) -> list[str]:
@@ -129,7 +109,7 @@ def load_tables(args: argparse.Namespace, specs: list[str]) -> list:  # type: ig
     input (directories, external files) is checked before any table is built."""
     from mtstrata.combine.mtme import is_external
     from mtstrata.combine.table import cached_table
-    from mtstrata.commands.score import annotation_options
+    from mtstrata.commands.options import annotation_options
 
     def computing(lp: str, todo: list[str]) -> None:
         if not getattr(args, "quiet", False):
@@ -211,7 +191,7 @@ def metric_sets(args: argparse.Namespace, specs: list[str], taken: set[str]
         sets[name], where[name] = (combiner, sig), given
 
     # --ulc: a set of any kind (uniform, learned...) combined from the cached member columns
-    from mtstrata.commands.score import annotation_options
+    from mtstrata.commands.options import annotation_options
     from mtstrata.metrics.provenance import plan_for
     from mtstrata.metrics.ulc import check_set
 
@@ -276,7 +256,7 @@ def run(args: argparse.Namespace) -> int:
         resolve_versus,
     )
     from mtstrata.commands import _options
-    from mtstrata.commands.score import annotation_options
+    from mtstrata.commands.options import annotation_options
     from mtstrata.errors import InputError
 
     progress.configure(quiet=args.quiet)

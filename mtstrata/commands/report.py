@@ -8,7 +8,7 @@ import os
 from mtstrata import corpus, progress, tokenized
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
-from mtstrata.commands.score import add_annotation_options, annotation_options, system_names
+from mtstrata.commands.options import add_annotation_options, annotation_options, system_names
 from mtstrata.console import warn
 from mtstrata.errors import InputError
 

@@ -15,9 +15,9 @@ from mtstrata import corpus, metrics, progress, scoring, tokenized
 from mtstrata import output as _output
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
+from mtstrata.commands.options import add_annotation_options, annotation_options, system_names
 from mtstrata.console import warn
-from mtstrata.errors import ConfigError, InputError
-from mtstrata.layers import AnnotationOptions
+from mtstrata.errors import ConfigError
 from mtstrata.metrics.base import Score
 
 DEFAULT_METRICS = ["bleu"]
@@ -64,76 +64,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also output per-type values for error analysis (e.g. SP-Op(NN))")
     add_annotation_options(p)
     p.set_defaults(func=run)
-
-
-def system_names(hyps: list[corpus.TextFile]) -> list[str]:
-    """The systems' names (file stems), refusing two inputs with one name (exit 2)."""
-    names = [h.stem for h in hyps]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        paths = [h.path for h in hyps if h.stem == dup[0]]
-        raise InputError(
-            f"two inputs are named {dup[0]!r} ({', '.join(map(str, paths))}); systems are "
-            "named by the file's stem, so rename one of the files (e.g. sysA.txt, sysB.txt)."
-        )
-    return names
-
-
-def add_annotation_options(p: argparse.ArgumentParser, quiet: bool = True) -> None:
-    """The annotation options (``--annotator``, ``--srl``, ``--cache``, ``--jobs``,
-    ``--executor``...); ``quiet=False`` for a command that has its own ``--quiet``."""
-    g = p.add_argument_group("annotation (for metrics over linguistic layers)")
-    g.add_argument("--annotator", default="spacy", metavar="SPEC",
-                   help="annotator and its parameters, e.g. spacy, spacy:batch_size=128, "
-                   "stanza:dir=DIR (`mtstrata list annotators`; default: %(default)s)")
-    g.add_argument("--srl", default="learned", metavar="NAME",
-                   help="semantic-role labeller for the SR-* metrics (`mtstrata list "
-                   "annotators`; default: %(default)s)")
-    g.add_argument("--cache", metavar="PATH",
-                   help="annotation cache file (default: $XDG_CACHE_HOME/mtstrata/"
-                   "annotations.sqlite)")
-    g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    g.add_argument("--jobs", type=jobs_option, default=None,
-                   help="worker processes for annotation (a local pool, or Dask workers with "
-                   "--executor dask, each with its own model), embedding and scoring; "
-                   "default: the usable cores of this machine")
-    g.add_argument("--executor", default="local", metavar="local|dask|dask:ADDRESS",
-                   help="where annotation runs: this process, a Dask LocalCluster of --jobs "
-                   "workers, or a Dask scheduler (dask:tcp://HOST:PORT); default: %(default)s")
-    g.add_argument("--allow-unlocked", action="store_true",
-                   help="accept models whose versions differ from models.lock")
-    if quiet:
-        g.add_argument("--quiet", "-q", action="store_true",
-                       help="no progress display and no annotation summary")
-
-
-def jobs_option(text: str) -> int:
-    """``--jobs N`` of every command: an integer 1..MAX_JOBS, checked as the option is read
-    (a usage error, exit 2, before any work)."""
-    from mtstrata.layers.executors import check_jobs
-
-    try:
-        jobs = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of processes") from None
-    try:
-        check_jobs(jobs)
-    except ConfigError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    return jobs
-
-
-def annotation_options(args: argparse.Namespace) -> AnnotationOptions:
-    return AnnotationOptions(
-        annotator=args.annotator,
-        labeller=args.srl,
-        cache=args.cache,
-        use_cache=not args.no_cache,
-        jobs=args.jobs,
-        allow_unlocked=args.allow_unlocked,
-        quiet=args.quiet,
-        executor=args.executor,
-    )
 
 
 def check_modes(args: argparse.Namespace) -> None:

@@ -14,11 +14,11 @@ from mtstrata._version import __version__
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.meta import (
-    add_data_options,
     expand_metrics,
     load_tables,
     metric_names,
 )
+from mtstrata.commands.options import add_data_options
 
 
 @COMMANDS.register("search")

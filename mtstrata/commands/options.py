@@ -1,0 +1,111 @@
+"""Command-line options shared by several commands, defined once here: the annotation options
+(``score``, ``compare``, ``report``, ``annotate``, ``meta``, ``search``), the data options of
+``meta`` and ``search``, and the systems' names of the commands that read hypothesis files.
+Importing this module loads no metric, layer backend or model (``score -m bleu`` stays lean)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from mtstrata.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from mtstrata import corpus
+    from mtstrata.layers import AnnotationOptions
+
+__all__ = ["add_annotation_options", "add_data_options", "annotation_options", "jobs_option",
+           "system_names"]
+
+
+def system_names(hyps: list[corpus.TextFile]) -> list[str]:
+    """The systems' names (file stems), refusing two inputs with one name (exit 2)."""
+    names = [h.stem for h in hyps]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        paths = [h.path for h in hyps if h.stem == dup[0]]
+        raise InputError(
+            f"two inputs are named {dup[0]!r} ({', '.join(map(str, paths))}); systems are "
+            "named by the file's stem, so rename one of the files (e.g. sysA.txt, sysB.txt)."
+        )
+    return names
+
+
+def add_annotation_options(p: argparse.ArgumentParser, quiet: bool = True) -> None:
+    """The annotation options (``--annotator``, ``--srl``, ``--cache``, ``--jobs``,
+    ``--executor``...); ``quiet=False`` for a command that has its own ``--quiet``."""
+    g = p.add_argument_group("annotation (for metrics over linguistic layers)")
+    g.add_argument("--annotator", default="spacy", metavar="SPEC",
+                   help="annotator and its parameters, e.g. spacy, spacy:batch_size=128, "
+                   "stanza:dir=DIR (`mtstrata list annotators`; default: %(default)s)")
+    g.add_argument("--srl", default="learned", metavar="NAME",
+                   help="semantic-role labeller for the SR-* metrics (`mtstrata list "
+                   "annotators`; default: %(default)s)")
+    g.add_argument("--cache", metavar="PATH",
+                   help="annotation cache file (default: $XDG_CACHE_HOME/mtstrata/"
+                   "annotations.sqlite)")
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    g.add_argument("--jobs", type=jobs_option, default=None,
+                   help="worker processes for annotation (a local pool, or Dask workers with "
+                   "--executor dask, each with its own model), embedding and scoring; "
+                   "default: the usable cores of this machine")
+    g.add_argument("--executor", default="local", metavar="local|dask|dask:ADDRESS",
+                   help="where annotation runs: this process, a Dask LocalCluster of --jobs "
+                   "workers, or a Dask scheduler (dask:tcp://HOST:PORT); default: %(default)s")
+    g.add_argument("--allow-unlocked", action="store_true",
+                   help="accept models whose versions differ from models.lock")
+    if quiet:
+        g.add_argument("--quiet", "-q", action="store_true",
+                       help="no progress display and no annotation summary")
+
+
+def jobs_option(text: str) -> int:
+    """``--jobs N`` of every command: an integer 1..MAX_JOBS, checked as the option is read
+    (a usage error, exit 2, before any work)."""
+    from mtstrata.layers.executors import check_jobs
+
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of processes") from None
+    try:
+        check_jobs(jobs)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return jobs
+
+
+def annotation_options(args: argparse.Namespace) -> AnnotationOptions:
+    """The :class:`~mtstrata.layers.AnnotationOptions` the annotation options give."""
+    from mtstrata.layers import AnnotationOptions
+
+    return AnnotationOptions(
+        annotator=args.annotator,
+        labeller=args.srl,
+        cache=args.cache,
+        use_cache=not args.no_cache,
+        jobs=args.jobs,
+        allow_unlocked=args.allow_unlocked,
+        quiet=args.quiet,
+        executor=args.executor,
+    )
+
+
+def add_data_options(p: argparse.ArgumentParser) -> None:
+    """``--data``, ``-m`` and ``--tables``: shared by ``meta`` and ``search``."""
+    p.add_argument("--data", nargs="+", required=True, metavar="LPDIR",
+                   help="language-pair directories of the dev-corpus format (ref.txt, "
+                   "sys/<SYSTEM>.txt, sys_scores.tsv, optional seg_scores.tsv)")
+    p.add_argument("-m", "--metrics", nargs="+", action="extend", default=[], metavar="METRIC",
+                   help="metric specs, e.g. bleu chrf 'bleu:max_order=2'; 'lexical' expands to "
+                   "the lexical candidate variants; ext:DIR/NAME reads scores computed elsewhere "
+                   "(COMET, BLEURT...) from mt-metrics-eval files DIR/<lp>/NAME-REF.seg.score "
+                   "(and .sys.score; else the mean of the segment scores), higher is better")
+    from mtstrata.combine.table import default_tables_dir
+
+    p.add_argument("--tables", default=str(default_tables_dir()), metavar="DIR",
+                   help="cache of score tables, one .npz per pair (default: %(default)s); "
+                   "metrics already cached are not recomputed")
+    # linguistic metrics annotate every output of every pair: --jobs / --executor dask spread
+    # each pair's annotation over worker processes or a cluster (README: Scaling)
+    add_annotation_options(p, quiet=False)
