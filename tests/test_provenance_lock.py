@@ -197,7 +197,7 @@ def _labeller_signature(name: str) -> str:
     from mtstrata.layers.base import Plan
     from mtstrata.segment import Layer
 
-    return Plan(None, frozenset(), LABELLERS.create(name)).provider(Layer.SRL).signature
+    return Plan.of(labeller=LABELLERS.create(name)).provider(Layer.SRL).signature
 
 
 def test_recorded_code_adds_nothing_to_signatures():

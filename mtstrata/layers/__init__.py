@@ -61,19 +61,13 @@ def plan_run(layers: Collection[Layer], options: AnnotationOptions | None = None
     options = options or AnnotationOptions()
     parse_executor(options.executor)  # a bad executor or --jobs fails before anything loads
     check_jobs(options.jobs)
-    want = frozenset(layers)
     # --jobs is the number of worker processes (a local pool or a Dask cluster), each
     # annotating with its own single-process copy of the annotator
     annotator: Annotator | str = options.annotator
-    if want - {Layer.EMB}:
+    if Plan().layers_for(layers):  # built first: a bad --annotator is the first error
         annotator = create_annotator(options.annotator,
                                      allow_unlocked=options.allow_unlocked or None)
-    embedder = None
-    if Layer.EMB in want:
-        from mtstrata.layers.embedding import EmbeddingProvider
-
-        embedder = EmbeddingProvider()
-    return plan(want, annotator, options.labeller, schemes, embedder)
+    return plan(layers, annotator, options.labeller, schemes)
 
 
 @dataclass
@@ -90,14 +84,14 @@ def _todo(p: Plan, want: frozenset[Layer], texts: Sequence[str], have: dict[str,
           ) -> _Work:
     """Group the texts by the backend layers they miss (computed together), those whose roles
     can be labelled from cached layers, and those that miss vectors."""
-    backend = want - {Layer.SRL, Layer.EMB}
+    backend, roles, vectors = (p.of_kind(k, want) for k in ("annotator", "labeller", "embedder"))
     needs = p.labeller.needs if p.labeller is not None else frozenset()
     bundle = getattr(p.annotator, "bundle", None)
     work = _Work(have, {}, [], [])
     for t in texts:
         h = have.get(t, {})
         miss = frozenset(x for x in backend if x not in h)
-        label = Layer.SRL in want and Layer.SRL not in h
+        label = bool(roles) and not roles <= h.keys()
         in_worker = label and bool(miss & needs)
         if in_worker:  # the labeller reads what the worker computes: all of it there
             miss |= needs
@@ -107,7 +101,7 @@ def _todo(p: Plan, want: frozenset[Layer], texts: Sequence[str], have: dict[str,
             miss = frozenset(bundle(miss))
         if miss:
             work.groups.setdefault((miss, in_worker), []).append(t)
-        if Layer.EMB in want and Layer.EMB not in h:
+        if vectors and not vectors <= h.keys():
             work.embed.append(t)
     return work
 
@@ -218,21 +212,24 @@ def _compute(p: Plan, work: _Work, keys: dict[Layer, str], cache: Cache | None,
         _label_here(p, work, keys, cache)
         done.append(f"{len(work.label_here)} texts labelled for srl from cached layers")
     if work.embed:
-        assert p.embedder is not None
-        for texts, blobs in p.embedder.embed(work.embed, jobs=jobs, quiet=options.quiet):
-            rows = [(t, {Layer.EMB: b}) for t, b in zip(texts, blobs, strict=True)]
+        emb = p.by_kind("embedder")
+        assert emb is not None
+        (layer,) = emb.assigns  # one vector row per text
+        for texts, blobs in emb.target.embed(work.embed, jobs=jobs, quiet=options.quiet):
+            rows = [(t, {layer: b}) for t, b in zip(texts, blobs, strict=True)]
             for t, r in rows if keep else ():
                 have.setdefault(t, {}).update(r)
             if cache is not None:
                 cache.put_layers(keys, rows)
-        done.append(f"{len(work.embed)} texts embedded ({p.embedder.signature})")
+        done.append(f"{len(work.embed)} texts embedded ({emb.target.signature})")
     return done
 
 
 def _label_here(p: Plan, work: _Work, keys: dict[Layer, str], cache: Cache | None) -> None:
     """Label the roles of texts whose labeller inputs are all cached (no parse needed)."""
-    assert p.labeller is not None
-    needs = p.closure(p.labeller.needs)
+    lab = p.by_kind("labeller")
+    assert lab is not None
+    needs = p.closure(lab.target.needs)
     build = SegmentAssembler()
     for i in range(0, len(work.label_here), BATCH_WRITE):
         part = work.label_here[i:i + BATCH_WRITE]
@@ -245,8 +242,8 @@ def _label_here(p: Plan, work: _Work, keys: dict[Layer, str], cache: Cache | Non
                                  "together; run with --no-cache and report it.")
             segs.append(seg)
         rows = []
-        for seg in add_frames(segs, p.labeller):
-            r: Rows = dict(layer_payloads(seg, [Layer.SRL]))
+        for seg in add_frames(segs, lab.target):
+            r: Rows = dict(layer_payloads(seg, sorted(lab.assigns, key=lambda x: x.value)))
             work.have[seg.text].update(r)
             rows.append((seg.text, r))
         if cache is not None:

@@ -9,10 +9,12 @@ part of the contract, since the element inventories and the role rules are writt
 Consumers that need a scheme declare it (a labeller's ``schemes``, a metric's ``schemes``) and
 :func:`plan` fails before any model is loaded when the chosen annotator cannot provide it.
 
-Every layer has a provider (:mod:`mtstrata.layers.providers`): the annotator for the backend
-layers, the labeller for roles, the embedding model for ``emb``. A metric's signature names
-exactly what produced *its* layers (:meth:`Plan.signature`), so one number has one signature
-whatever else ran beside it; the cache keys each layer by its provider (:meth:`Plan.layer_key`).
+Every layer has a provider, each seen through one contract (:mod:`mtstrata.layers.contract`):
+the annotator for the backend layers, the labeller for roles, the embedding model for ``emb``;
+the plan is the resolved mapping from each layer of a run to its provider. A metric's
+signature names exactly what produced *its* layers (:meth:`Plan.signature`), so one number has
+one signature whatever else ran beside it; the cache keys each layer by its provider
+(:meth:`Plan.layer_key`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from mtstrata.errors import MissingLayerError
+from mtstrata.layers.contract import (
+    KINDS,
+    SRL_NEEDS,
+    LayerProvider,
+    as_provider,
+    default_requires,
+    kind_of,
+)
 from mtstrata.registry import Registry, parse_spec
 from mtstrata.segment import Frame, Layer, Segment
 
@@ -91,8 +101,10 @@ LABELLERS: Registry[Any] = Registry("role labeller", list_command="mtstrata list
                                     plugin_package="mtstrata.layers",
                                     entry_points="mtstrata.labellers")
 
-#: The layers the rule labeller reads (kept for callers that build segments for it by hand).
-SRL_NEEDS = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP})
+#: (SRL_NEEDS, the layers the rule labeller reads, is kept here for callers that build
+#: segments for it by hand)
+__all__ = ["ANNOTATORS", "LABELLERS", "SCHEMES", "SRL_NEEDS", "Annotator", "Labeller", "Plan",
+           "add_frames", "create_annotator", "plan"]
 
 
 def create_annotator(spec: str, **defaults: Any) -> Annotator:
@@ -108,20 +120,64 @@ def create_annotator(spec: str, **defaults: Any) -> Annotator:
 
 @dataclass(frozen=True)
 class Plan:
-    """What a run must do: the providers of its layers.
+    """What a run must do: the resolved mapping from each of its layers to its provider.
 
-    ``annotator`` provides the backend layers (tokens, lemma, pos, dep, ner, chunks),
-    ``labeller`` the roles (srl), ``embedder`` the sentence-embedding layer (emb). Each layer's
-    provider (:meth:`provider`) declares what it requires and a signature; the cache keys a
-    layer of a text by :meth:`layer_key`, and a metric's signature names what produced its
-    layers by :meth:`signature`.
+    Every producer of a layer (annotator, role labeller, embedding model, a plugin's) is seen
+    through one contract (:class:`mtstrata.layers.contract.LayerProvider`): what it assigns and
+    requires, its parameters, its code and its signature. :func:`plan` resolves the layers a
+    run needs to providers (:func:`mtstrata.layers.contract.kind_of` says which kind assigns a
+    layer); the cache keys a layer of a text by :meth:`layer_key`, and a metric's signature
+    names what produced its layers by :meth:`signature`.
     """
 
-    annotator: Annotator | None
-    backend_layers: frozenset[Layer]
-    labeller: Labeller | None = None
+    providers: Mapping[Layer, LayerProvider] = field(default_factory=dict)
     schemes: Mapping[Layer, str] = field(default_factory=dict)
-    embedder: Any = None
+
+    @classmethod
+    def of(cls, annotator: Annotator | None = None, backend_layers: Collection[Layer] = (),
+           labeller: Labeller | None = None, schemes: Mapping[Layer, str] | None = None,
+           embedder: Any = None) -> Plan:
+        """The plan of given producers (no check: :func:`plan` checks what it resolves)."""
+        chosen: dict[Layer, LayerProvider] = {}
+        if annotator is not None:
+            ann = as_provider(annotator, "annotator")
+            chosen.update((x, ann) for x in backend_layers)
+        for target, kind in ((labeller, "labeller"), (embedder, "embedder")):
+            if target is not None:
+                prov = as_provider(target, kind)
+                chosen.update((x, prov) for x in prov.assigns)
+        return cls(chosen, dict(schemes or {}))
+
+    @property
+    def producers(self) -> tuple[LayerProvider, ...]:
+        """The distinct providers of the plan, in the order of :data:`KINDS`."""
+        seen = list({id(p): p for p in self.providers.values()}.values())
+        return tuple(sorted(seen, key=lambda p: KINDS.index(p.kind)))
+
+    def by_kind(self, kind: str) -> LayerProvider | None:
+        """The plan's provider of that kind (None: the plan has none)."""
+        return next((p for p in self.producers if p.kind == kind), None)
+
+    def _target(self, kind: str) -> Any:
+        p = self.by_kind(kind)
+        return None if p is None else p.target
+
+    @property
+    def annotator(self) -> Annotator | None:
+        return self._target("annotator")  # type: ignore[no-any-return]
+
+    @property
+    def labeller(self) -> Labeller | None:
+        return self._target("labeller")  # type: ignore[no-any-return]
+
+    @property
+    def embedder(self) -> Any:
+        return self._target("embedder")
+
+    @property
+    def backend_layers(self) -> frozenset[Layer]:
+        """The layers the annotator fills in this plan."""
+        return self.of_kind("annotator", self.providers)
 
     @property
     def srl(self) -> bool:
@@ -130,8 +186,12 @@ class Plan:
     @property
     def layers(self) -> frozenset[Layer]:
         """Every layer the plan produces."""
-        return self.backend_layers | ({Layer.SRL} if self.labeller else set()) | (
-            {Layer.EMB} if self.embedder is not None else set())
+        return frozenset(self.providers)
+
+    @staticmethod
+    def of_kind(kind: str, layers: Collection[Layer]) -> frozenset[Layer]:
+        """The layers among ``layers`` that a provider of ``kind`` assigns."""
+        return frozenset(x for x in layers if kind_of(x) == kind)
 
     def closure(self, layers: Collection[Layer]) -> frozenset[Layer]:
         """``layers`` and every layer their providers require, recursively."""
@@ -144,43 +204,30 @@ class Plan:
                 todo.extend(self._requires(layer))
         return frozenset(out)
 
+    def _provider_of(self, layer: Layer) -> LayerProvider | None:
+        """The provider of ``layer``: the plan's, else one of its providers that can assign it
+        (an annotator's layer that came along with those asked: see ``bundle``)."""
+        found = self.providers.get(layer)
+        if found is None:
+            found = next((p for p in self.producers if layer in p.assigns), None)
+        return found
+
     def _requires(self, layer: Layer) -> frozenset[Layer]:
-        if layer is Layer.EMB:
-            return frozenset()
-        if layer is Layer.SRL:
-            return self.labeller.needs if self.labeller is not None else SRL_NEEDS
-        if layer is Layer.TOKENS:
-            return frozenset()
-        return frozenset({Layer.TOKENS})  # a backend layer indexes its tokens
+        prov = self._provider_of(layer)
+        return prov.requires(layer) if prov is not None else default_requires(layer)
 
     def layers_for(self, layers: Collection[Layer]) -> frozenset[Layer]:
         """The annotator layers that produce ``layers`` (what the labeller reads included)."""
-        return self.closure(layers) - {Layer.SRL, Layer.EMB}
+        return self.of_kind("annotator", self.closure(layers))
 
     def provider(self, layer: Layer) -> Provider:
         """The provider of ``layer`` in this plan."""
-        from mtstrata.layers.providers import Provider, version
+        from mtstrata.layers.providers import Provider
 
-        if layer is Layer.EMB:
-            if self.embedder is None:
-                raise MissingLayerError("this plan does not produce the emb layer.")
-            return Provider(layer, frozenset(), _released(self.embedder, self.embedder.signature),
-                            self.embedder.name)
-        if layer is Layer.SRL:
-            if self.labeller is None:
-                raise MissingLayerError("this plan has no role labeller.")
-            # the version names the labeller ("rules-3"); a plugin's that does not is prefixed
-            # with its name, so two labellers never share a signature (nor cached roles)
-            lab, v = self.labeller.name, str(self.labeller.version)
-            v = v if v.startswith(f"{lab}-") else f"{lab}-{v}"
-            return Provider(layer, self._requires(layer),
-                            _released(self.labeller, f"srl-{v}.conv{version('srl')}"), lab)
-        if self.annotator is None or layer not in self.annotator.provides:
+        prov = self._provider_of(layer)
+        if prov is None:
             raise MissingLayerError(f"this plan does not produce the {layer} layer.")
-        one = getattr(self.annotator, "layer_signature", None)
-        sig = one(layer) if one is not None else self.annotator.signature(frozenset({layer}))
-        return Provider(layer, self._requires(layer), _released(self.annotator, sig),
-                        self.annotator.name)
+        return Provider(layer, self._requires(layer), prov.layer_signature(layer), prov.name)
 
     def layer_key(self, layer: Layer) -> str:
         """What a layer's cached rows are keyed by: its provider's signature and the keys of
@@ -198,26 +245,20 @@ class Plan:
 
     def signature(self, layers: Collection[Layer] | None = None) -> str:
         """What produced ``layers`` (default: everything the plan produces), for a metric's
-        ``ann`` signature fact: the annotator's signature for exactly the backend layers they
-        need (library, model, components, mtstrata's conversion version), then the role
-        labeller's (``+srl-...``) and the embedding model's (``+emb-...``) when they are
-        among them. One number has one signature whatever else ran beside it."""
+        ``ann`` signature fact: each provider's signature for exactly the layers of the
+        closure it assigns, in the order of :data:`KINDS` (the annotator's names library,
+        model, components and mtstrata's conversion version; then the role labeller's
+        ``+srl-...`` and the embedding model's ``+emb-...``). One number has one signature
+        whatever else ran beside it."""
         want = self.closure(self.layers if layers is None else layers)
-        parts = []
-        backend = want - {Layer.SRL, Layer.EMB}
-        if backend and self.annotator is not None:
-            parts.append(_released(self.annotator, self.annotator.signature(backend)))
-        if Layer.SRL in want and self.labeller is not None:
-            parts.append(self.provider(Layer.SRL).signature)
-        if Layer.EMB in want and self.embedder is not None:
-            parts.append(_released(self.embedder, self.embedder.signature))
-        return "+".join(parts)
+        return "+".join(p.signature(mine) for p in self.producers
+                        if (mine := self.of_kind(p.kind, want)))
 
     def schemes_of(self, layers: Collection[Layer]) -> dict[Layer, str]:
         """The label scheme of each labelled layer among ``layers``."""
-        have = dict(self.annotator.schemes) if self.annotator is not None else {}
-        if self.labeller is not None:
-            have[Layer.SRL] = "propbank"
+        have: dict[Layer, str] = {}
+        for p in self.producers:
+            have.update(p.schemes)
         return {k: v for k, v in have.items() if k in layers}
 
     def sentences_from(self) -> Layer:
@@ -225,22 +266,15 @@ class Plan:
         return getattr(self.annotator, "sentences_from", Layer.TOKENS)
 
 
-def _released(provider: Any, sig: str) -> str:
-    """A provider's signature, ending with what its code is when its own version does not say
-    it: ``.code-HASH`` for mtstrata's code edited since the provenance lock recorded it
-    (:func:`mtstrata.layers.providers.code_mark`), ``.dist-NAME==VERSION`` for another
-    distribution's (a plugin's release). mtstrata's recorded code adds nothing."""
-    from mtstrata.layers.providers import code_mark
-    from mtstrata.signature import plugin_fact
-
-    mark, dist = code_mark(type(provider)), plugin_fact(type(provider))
-    return sig + (f".code-{mark}" if mark else "") + (f".dist-{dist}" if dist else "")
-
-
 def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",
          labeller: Labeller | str = "learned", schemes: Mapping[Layer, str] | None = None,
-         embedder: Any = None) -> Plan:
-    """Plan the providers of ``layers`` and check the label schemes consumers need.
+         embedder: Any = None, **defaults: Any) -> Plan:
+    """Resolve each of ``layers``, and each layer their providers require, to its provider,
+    and check the label schemes consumers need.
+
+    Providers are chosen in the order of :data:`KINDS` (what the labeller reads is known before
+    it is built: :func:`mtstrata.layers.contract.default_requires`), each only when a layer
+    needs one.
 
     Args:
         layers: the union of the layers the requested metrics require.
@@ -250,6 +284,8 @@ def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",
         embedder: the provider of the emb layer (default: the pinned sentence-embedding
             model, :class:`mtstrata.layers.embedding.EmbeddingProvider`), used when ``layers``
             holds EMB.
+        defaults: parameters an annotator built from its spec takes when the spec does not set
+            them (:func:`create_annotator`).
 
     Raises:
         UnknownNameError: no annotator or labeller of that name.
@@ -257,24 +293,24 @@ def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",
             consumer needs; raised before any model is loaded.
     """
     want = frozenset(layers)
+    schemes = dict(schemes or {})
+    base = Plan(schemes=schemes).layers_for(want)
+    if base and isinstance(annotator, str):
+        annotator = create_annotator(annotator, **defaults)
     lab: Labeller | None = None
-    if Layer.SRL in want:
+    if Plan.of_kind("labeller", want):
         lab = LABELLERS.create(labeller) if isinstance(labeller, str) else labeller
-    emb = None
-    if Layer.EMB in want:
-        if embedder is None:
-            from mtstrata.layers.embedding import EmbeddingProvider
+    if Plan.of_kind("embedder", want) and embedder is None:
+        from mtstrata.layers.embedding import EmbeddingProvider
 
-            embedder = EmbeddingProvider()
-        emb = embedder
-    p = Plan(None, frozenset(), lab, dict(schemes or {}), emb)
+        embedder = EmbeddingProvider()
+    p = Plan.of(None, (), lab, schemes, embedder if Plan.of_kind("embedder", want) else None)
     base = p.layers_for(want)
     if not base:
-        return Plan(None, frozenset(), lab, p.schemes, emb)
-    if isinstance(annotator, str):
-        annotator = create_annotator(annotator)
-    _check(annotator, base, lab, p.schemes)
-    return Plan(annotator, base, lab, p.schemes, emb)
+        return p
+    assert not isinstance(annotator, str)
+    _check(annotator, base, lab, schemes)
+    return Plan.of(annotator, base, lab, schemes, p.embedder)
 
 
 def _check(annotator: Annotator, base: frozenset[Layer], lab: Labeller | None,

@@ -57,7 +57,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -335,6 +335,8 @@ class EmbeddingProvider:
 
     model: str = MODEL
     name = "emb"
+    #: the unit of mtstrata's code it runs (:data:`mtstrata.layers.providers.CODE`)
+    code: ClassVar[tuple[str, ...]] = ("emb",)
 
     @property
     def signature(self) -> str:

@@ -150,10 +150,12 @@ def rows_of(segs: list[Segment], annotator: Any, labeller: Any, layers: frozense
     ``layers`` (plus tokens, and srl when labelled) are in them, whatever else the backend
     filled."""
     from mtstrata.cache import layer_payloads
+    from mtstrata.layers.contract import as_provider
 
     segs = _label(segs, labeller)
     out_layers = sorted(frozenset(layers) | {Layer.TOKENS}
-                        | ({Layer.SRL} if labeller is not None else set()),
+                        | (as_provider(labeller, "labeller").assigns if labeller is not None
+                           else frozenset()),
                         key=lambda x: x.value)
     split = getattr(annotator, "sentences_from", Layer.TOKENS)
     return [{k.value: v for k, v in layer_payloads(seg, out_layers, split).items()}

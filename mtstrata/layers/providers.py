@@ -116,6 +116,12 @@ def _recorded() -> tuple[dict[str, frozenset[str]], dict[str, str]]:
     return {k: frozenset(v) for k, v in by_class.items()}, dict(modules)
 
 
+def recorded_modules(cls: type) -> frozenset[str]:
+    """The modules the provenance lock records for the producer class ``cls`` (none: it has
+    no row, a plugin's or a test's)."""
+    return _recorded()[0].get(f"{cls.__module__}.{cls.__qualname__}", frozenset())
+
+
 @cache
 def code_mark(cls: type) -> str | None:
     """None when the modules ``cls`` runs are the code the provenance lock records (or it has
@@ -124,8 +130,8 @@ def code_mark(cls: type) -> str | None:
     number computed by code edited since the lock was written never shares a signature (nor a
     cache entry, nor a set's record) with the recorded code's; re-recording the lock
     (``python -m mtstrata.metrics.provenance_lock --write``) removes it."""
-    by_class, recorded = _recorded()
-    mods = sorted(by_class.get(f"{cls.__module__}.{cls.__qualname__}", ()))
+    recorded = _recorded()[1]
+    mods = sorted(recorded_modules(cls))
     now = {m: module_digest(m) if module_file(m) else "" for m in mods}
     if all(recorded.get(m) == d for m, d in now.items()):
         return None

@@ -79,10 +79,12 @@ WRITE_COMMAND = "python -m mtstrata.metrics.provenance_lock --write"
 #: core modules that compute with metrics and layers (tokenisation, segments, WordNet)
 CORE = frozenset({"mtstrata.segment", "mtstrata.tokenizers", "mtstrata.wordnet"})
 #: modules of mtstrata.layers that are no provider's code: the run driver, the registries and
-#: the plan (which provider runs, not what it computes; ``add_frames``, which writes the srl
-#: row, is the code unit ``srl``), where providers run, and the version table itself
+#: the plan and the provider contract (which provider runs, not what it computes;
+#: ``add_frames``, which writes the srl row, is the code unit ``srl``), where providers run,
+#: and the version table itself
 NOT_PROVIDER_CODE = frozenset({"mtstrata.layers", "mtstrata.layers.base",
-                               "mtstrata.layers.executors", "mtstrata.layers.providers"})
+                               "mtstrata.layers.contract", "mtstrata.layers.executors",
+                               "mtstrata.layers.providers"})
 #: modules of mtstrata.metrics that compute no number: the registry (the package), what
 #: compares signatures (a set's members are checked, not computed, there) and this lock
 NOT_METRIC_CODE = frozenset({"mtstrata.metrics", "mtstrata.metrics.provenance",
@@ -228,10 +230,10 @@ def provider_rows() -> Iterator[Row]:
     from mtstrata.layers.base import ANNOTATORS, LABELLERS
     from mtstrata.layers.embedding import EmbeddingProvider
 
-    # (key, class, the code units it runs, the labeller's name); a provider declares its
-    # units as ``code``; the embedder, no registry's entry, has its one unit named here
+    # (key, class, the code units it runs, the labeller's name); every provider declares its
+    # units as ``code`` (the embedder is no registry's entry: it is named here)
     providers: list[tuple[str, type, tuple[str, ...], str | None]] = [
-        ("embedder:emb", EmbeddingProvider, ("emb",), None)]
+        ("embedder:emb", EmbeddingProvider, EmbeddingProvider.code, None)]
     providers += [(f"annotator:{e.name}", e.factory, tuple(getattr(e.factory, "code", ())),
                    None) for e in ANNOTATORS.entries()]
     providers += [(f"labeller:{e.name}", e.factory, tuple(getattr(e.factory, "code", ())),
