@@ -103,13 +103,16 @@ def external_columns(specs: list[str], corpora: list) -> dict[str, list]:  # typ
     return out
 
 
-def load_tables(args: argparse.Namespace, specs: list[str]) -> list:  # type: ignore[type-arg]
+def load_tables(args: argparse.Namespace, specs: list[str], options: Any = None
+                ) -> list:  # type: ignore[type-arg]
     """Cached score tables of every ``--data`` directory holding ``specs``; external metrics
     (``ext:DIR/NAME``) are read from their score files into each table (never cached). Every
-    input (directories, external files) is checked before any table is built."""
+    input (directories, external files) is checked before any table is built. ``options``:
+    the run's annotation options and plan (default: those of ``args``, planned here once for
+    ``specs``)."""
     from mtstrata.combine.mtme import is_external
     from mtstrata.combine.table import cached_table
-    from mtstrata.commands.options import annotation_options
+    from mtstrata.commands.options import run_options
 
     def computing(lp: str, todo: list[str]) -> None:
         if not getattr(args, "quiet", False):
@@ -119,7 +122,10 @@ def load_tables(args: argparse.Namespace, specs: list[str]) -> list:  # type: ig
     corpora = read_corpora(args.data, rows_by_pair=getattr(args, "command", "") != "search")
     external = external_columns(specs, corpora)
     ours = [s for s in specs if not is_external(s)]
-    options = annotation_options(args)
+    if options is None:
+        from mtstrata import metrics
+
+        options = run_options(args, [metrics.create(s) for s in ours])
     tables = [cached_table(d, ours, args.tables, options, on_compute=computing, corpus=c)
               for d, c in progress.track(list(zip(args.data, corpora, strict=True)),
                                          "score tables", unit="pair")]
@@ -168,12 +174,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def metric_sets(args: argparse.Namespace, specs: list[str], taken: set[str]
-                ) -> dict[str, tuple[Combiner, object]]:
+def run_metrics(args: argparse.Namespace, specs: list[str]) -> list[Any]:
+    """Every metric a ``meta`` run computes, signs or checks: the ``-m`` metrics (sets as
+    metrics included) and the members of the ``--ulc`` sets; external ones aside (their scores
+    are read, not computed)."""
+    from mtstrata import metrics
+    from mtstrata.combine.mtme import is_external
+    from mtstrata.combine.ulc import load_set
+
+    members = [m for path in args.ulc for m in load_set(path)[0].metrics]
+    return [metrics.create(s) for s in dict.fromkeys([*specs, *members]) if not is_external(s)]
+
+
+def metric_sets(args: argparse.Namespace, specs: list[str], taken: set[str],
+                options: Any = None) -> dict[str, tuple[Combiner, object]]:
     """Name -> (combiner, signature) of every set of ``--ulc`` and ``-m ulc:SET`` / ``-m ULC``.
     The signature is a string (a ``--ulc`` file: the file and its sha256) or the set metric,
     signed per table by the run (its members' annotation included). Two sets of one name
-    (the same file stem) are refused."""
+    (the same file stem) are refused. Members are checked under the run's ``options`` (default:
+    those of ``args``)."""
     from mtstrata import metrics
     from mtstrata.combine.mtme import is_external
     from mtstrata.combine.names import set_signature
@@ -195,7 +214,7 @@ def metric_sets(args: argparse.Namespace, specs: list[str], taken: set[str]
     from mtstrata.metrics.provenance import plan_for
     from mtstrata.metrics.ulc import check_set
 
-    options = annotation_options(args)
+    options = options if options is not None else annotation_options(args)
     for path in args.ulc:  # the member check of -m ulc:SET, under this run's annotation
         combiner, digest = load_set(path)
         check_set(combiner, path, options)
@@ -256,14 +275,16 @@ def run(args: argparse.Namespace) -> int:
         resolve_versus,
     )
     from mtstrata.commands import _options
-    from mtstrata.commands.options import annotation_options
+    from mtstrata.commands.options import run_options
     from mtstrata.errors import InputError
 
     progress.configure(quiet=args.quiet)
     check_numbers(args)
     specs = expand_metrics(args.metrics)
     names = metric_names([s for s in specs if not is_set_spec(s)])
-    sets = metric_sets(args, specs, set(names.values()))
+    # the run's plan, resolved once for every metric it computes or checks, is passed down
+    options = run_options(args, run_metrics(args, specs))
+    sets = metric_sets(args, specs, set(names.values()), options)
     specs = list(names)
     if not specs and not sets:
         raise InputError("nothing to evaluate: pass metrics with -m and/or --ulc SET.json.")
@@ -272,8 +293,7 @@ def run(args: argparse.Namespace) -> int:
         known = {**names, **{n: n for n in names.values()}, **{n: n for n in sets}}
         versus = resolve_versus(args.versus, known)
     needed = list(dict.fromkeys([*specs, *(m for c, _ in sets.values() for m in c.metrics)]))
-    tables = load_tables(args, needed)
-    options = annotation_options(args)
+    tables = load_tables(args, needed, options)
     records = []
     ulcs = {n: c for n, (c, _) in sets.items()}
     for table in tables:

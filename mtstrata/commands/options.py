@@ -11,11 +11,14 @@ from typing import TYPE_CHECKING
 from mtstrata.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from mtstrata import corpus
     from mtstrata.layers import AnnotationOptions
+    from mtstrata.metrics.base import Metric
 
 __all__ = ["add_annotation_options", "add_data_options", "annotation_options", "jobs_option",
-           "system_names"]
+           "run_options", "system_names"]
 
 
 def system_names(hyps: list[corpus.TextFile]) -> list[str]:
@@ -89,6 +92,17 @@ def annotation_options(args: argparse.Namespace) -> AnnotationOptions:
         quiet=args.quiet,
         executor=args.executor,
     )
+
+
+def run_options(args: argparse.Namespace, metrics: Sequence[Metric]) -> AnnotationOptions:
+    """:func:`annotation_options` carrying the run's plan, resolved once for ``metrics`` (every
+    metric the run computes or signs) and passed down: scoring, score tables, signatures and
+    set checks of the run then use that one plan (:func:`mtstrata.layers.with_plan`)."""
+    from mtstrata.layers import with_plan
+    from mtstrata.scoring import layers_needed
+
+    needed, schemes = layers_needed(metrics)
+    return with_plan(annotation_options(args), needed, schemes)
 
 
 def add_data_options(p: argparse.ArgumentParser) -> None:

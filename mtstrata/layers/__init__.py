@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from mtstrata import progress
 from mtstrata.cache import Cache, SegmentAssembler, gc_paused, layer_payloads
@@ -32,7 +32,7 @@ from mtstrata.layers.executors import batches, check_jobs, parse_executor, resol
 from mtstrata.segment import Layer, Segment
 
 __all__ = ["ANNOTATORS", "LABELLERS", "SRL_NEEDS", "AnnotationOptions", "Annotator", "Labeller",
-           "Plan", "annotate_texts", "create_annotator", "plan", "plan_run"]
+           "Plan", "annotate_texts", "create_annotator", "plan", "plan_run", "with_plan"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,10 @@ class AnnotationOptions:
     allow_unlocked: bool = False
     quiet: bool = False
     executor: str = "local"  # local | dask | dask:tcp://HOST:PORT (see layers.executors)
+    #: the run's plan, resolved once for every metric of the run (:func:`with_plan`) and passed
+    #: down with the options: :func:`plan_run` returns it for any layers it covers, so what a
+    #: run annotates and how it signs come from one resolution
+    plan: Plan | None = field(default=None, compare=False, repr=False)
 
 
 LOG = logging.getLogger("mtstrata")
@@ -61,6 +65,10 @@ def plan_run(layers: Collection[Layer], options: AnnotationOptions | None = None
     options = options or AnnotationOptions()
     parse_executor(options.executor)  # a bad executor or --jobs fails before anything loads
     check_jobs(options.jobs)
+    have = options.plan
+    if have is not None and have.closure(layers) <= have.layers and all(
+            have.schemes.get(k) == v for k, v in (schemes or {}).items()):
+        return have  # the run's plan (its signatures of these layers are theirs alone)
     # --jobs is the number of worker processes (a local pool or a Dask cluster), each
     # annotating with its own single-process copy of the annotator
     annotator: Annotator | str = options.annotator
@@ -68,6 +76,17 @@ def plan_run(layers: Collection[Layer], options: AnnotationOptions | None = None
         annotator = create_annotator(options.annotator,
                                      allow_unlocked=options.allow_unlocked or None)
     return plan(layers, annotator, options.labeller, schemes)
+
+
+def with_plan(options: AnnotationOptions | None, layers: Collection[Layer],
+              schemes: Mapping[Layer, str] | None = None) -> AnnotationOptions:
+    """``options`` carrying the plan of a run whose metrics need ``layers`` (in ``schemes``),
+    resolved here once and checked before any model loads (``options`` as they are when no
+    layer is needed)."""
+    options = options or AnnotationOptions()
+    if not layers:
+        return options
+    return replace(options, plan=plan_run(layers, replace(options, plan=None), schemes))
 
 
 @dataclass
