@@ -101,6 +101,9 @@ def test_the_plan_maps_each_layer_to_its_provider():
     assert p.providers[Layer.SRL].kind == "labeller" and p.providers[Layer.EMB].kind == "embedder"
     assert [x.kind for x in p.producers] == list(KINDS)
     assert p.backend_layers == SRL_NEEDS and p.labeller is p.providers[Layer.SRL].target
+    # plans compare by what they resolved to, as they did when they held the producers
+    same = plan({Layer.POS, Layer.SRL, Layer.EMB}, p.annotator, p.labeller, embedder=p.embedder)
+    assert same == p and plan({Layer.POS}, p.annotator) != p
 
 
 def test_the_signature_joins_the_providers_in_pipeline_order():

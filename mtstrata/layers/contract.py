@@ -109,7 +109,7 @@ class LayerProvider(Protocol):
     def layer_signature(self, layer: Layer) -> str: ...
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class _Adapter:
     """What every kind shares: name, code, parameters and modules read off the target."""
 
@@ -142,7 +142,7 @@ class _Adapter:
         return self.signature(frozenset({layer}))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class AnnotatorProvider(_Adapter):
     """An annotator: assigns the backend layers it ``provides``; its signature names the
     library, model and components the layers need (``layer_signature`` when it has one)."""
@@ -169,7 +169,7 @@ class AnnotatorProvider(_Adapter):
         return released(self.target, sig)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class LabellerProvider(_Adapter):
     """A role labeller: assigns ``srl`` (PropBank scheme) from the layers it ``needs``. Its
     signature is ``srl-<version>.conv<the srl unit's version>``; a version that does not name
@@ -197,7 +197,7 @@ class LabellerProvider(_Adapter):
         return released(self.target, f"srl-{v}.conv{version('srl')}")
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class EmbedderProvider(_Adapter):
     """The sentence-embedding model: assigns ``emb`` from raw text; its signature names the
     model, its weights and the pooling code
