@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from mtstrata.segment import Embedding, Frame, Layer, Segment, Span, Token
+from mtstrata.segment import Embedding, ExtraLayer, Frame, Layer, Segment, Span, Token
 
 
 def layer_payloads(seg: Segment, layers: Iterable[Layer], sentences_from: Layer = Layer.DEP
@@ -32,6 +32,9 @@ def layer_payloads(seg: Segment, layers: Iterable[Layer], sentences_from: Layer 
     out: dict[Layer, str] = {}
     toks = seg.tokens
     for layer in layers:
+        if isinstance(layer, ExtraLayer):  # a plugin layer: the JSON text its provider gave
+            out[layer] = dict(seg.extra)[layer.value]
+            continue
         if layer is Layer.TOKENS:
             v: Any = [[t.form for t in toks]]
             if sentences_from is Layer.TOKENS:
@@ -126,6 +129,12 @@ def valid_row(layer: Layer, payload: object) -> bool:
         except (ValueError, TypeError, struct.error, RecursionError):
             return False
         return True
+    if isinstance(layer, ExtraLayer):  # a plugin layer's: any JSON text
+        try:
+            json.loads(payload)  # type: ignore[arg-type]
+        except (ValueError, TypeError, RecursionError):
+            return False
+        return isinstance(payload, str)
     form = _ROW_FORMS.get(layer)
     return isinstance(payload, str) and form is not None and form.fullmatch(payload) is not None
 
@@ -170,8 +179,10 @@ class SegmentAssembler:
 
     def _build(self, text: str, payloads: Mapping[Layer, str | bytes],
                schemes: Mapping[Layer, str]) -> Segment | None:
-        d = {k: v for k, v in payloads.items() if k is not Layer.EMB}
+        d = {k: v for k, v in payloads.items() if isinstance(k, Layer) and k is not Layer.EMB}
         raw = {k: json.loads(v) for k, v in d.items()}
+        extra = tuple(sorted((k.value, str(v)) for k, v in payloads.items()
+                             if isinstance(k, ExtraLayer)))
         tok = raw.get(Layer.TOKENS)
         forms: list[str] = tok[0] if tok is not None else []
         n = len(forms)
@@ -202,7 +213,7 @@ class SegmentAssembler:
                          for p, args in raw.get(Layer.SRL, ())),
             sent_starts=tuple(starts), layers=layers,
             schemes=tuple(sorted((k.value, v) for k, v in schemes.items() if k in layers)),
-            emb=emb)
+            emb=emb, extra=extra)
         return seg if seg.is_consistent() else None
 
 

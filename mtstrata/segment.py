@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,28 @@ class Layer(str, enum.Enum):
     CHUNKS = "chunks"  # noun / base chunks
     SRL = "srl"  # predicates with typed argument spans
     EMB = "emb"  # contextual token vectors and a sentence vector (mtstrata.layers.embedding)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_EXTRA_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraLayer:
+    """A layer of another kind than the built-in :class:`Layer` ones: a plugin's, provided by
+    an entry of :data:`mtstrata.layers.base.LAYER_PROVIDERS` and named by it (``value``, as a
+    :class:`Layer`'s, so that its rows are keyed like theirs: ``NAME=<provider signature>``).
+    A segment holds its value as the JSON text its provider gave (:attr:`Segment.extra`)."""
+
+    value: str
+
+    def __post_init__(self) -> None:
+        if not _EXTRA_NAME.fullmatch(self.value) or self.value in {x.value for x in Layer}:
+            raise ValueError(f"{self.value!r} cannot name a layer: a plugin layer is named in "
+                             "lower case (letters, digits and single hyphens) and not as a "
+                             "built-in layer (" + ", ".join(x.value for x in Layer) + ")")
 
     def __str__(self) -> str:
         return self.value
@@ -100,6 +123,8 @@ class Segment:
     schemes: tuple[tuple[str, str], ...] = ()
     #: the ``emb`` layer (None unless :attr:`Layer.EMB` is filled); not part of the JSON form
     emb: Embedding | None = None
+    #: the plugin layers (:class:`ExtraLayer`) filled: ``(name, JSON text)`` pairs, sorted
+    extra: tuple[tuple[str, str], ...] = ()
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -174,7 +199,16 @@ class Segment:
     def with_layers(self, *layers: Layer) -> Segment:
         """The same segment declaring extra filled layers (e.g. an empty NER result)."""
         return Segment(self.text, self.tokens, self.entities, self.chunks, self.frames,
-                       self.sent_starts, self.layers | frozenset(layers), self.schemes, self.emb)
+                       self.sent_starts, self.layers | frozenset(layers), self.schemes, self.emb,
+                       self.extra)
+
+    def extra_layer(self, name: str) -> Any:
+        """The value of the plugin layer ``name`` (decoded from its JSON text), or a KeyError
+        when the segment does not hold it."""
+        for k, v in self.extra:
+            if k == name:
+                return json.loads(v)
+        raise KeyError(f"the segment holds no {name!r} layer")
 
     # ----------------------------------------------------------------- views
     @property
@@ -216,8 +250,10 @@ class Segment:
                        for f in self.frames],
             "sent_starts": list(self.sent_starts),
             # the emb layer's vectors are stored by the annotation cache, not in JSON
-            "layers": sorted(layer.value for layer in self.layers if layer is not Layer.EMB),
+            "layers": sorted(layer.value for layer in self.layers
+                             if isinstance(layer, Layer) and layer is not Layer.EMB),
             **({"schemes": dict(self.schemes)} if self.schemes else {}),
+            **({"extra": dict(self.extra)} if self.extra else {}),
         }
 
     @classmethod
@@ -230,8 +266,10 @@ class Segment:
             frames=tuple(Frame(p, tuple(Span(*a) for a in args))
                          for p, args in d.get("frames", ())),
             sent_starts=tuple(d.get("sent_starts", (0,))),
-            layers=frozenset(Layer(x) for x in d.get("layers", ())),
+            layers=frozenset([*(Layer(x) for x in d.get("layers", ())),
+                              *(ExtraLayer(x) for x in d.get("extra", {}))]),
             schemes=tuple(sorted(d.get("schemes", {}).items())),
+            extra=tuple(sorted(d.get("extra", {}).items())),
         )
 
     def to_json(self) -> str:

@@ -131,9 +131,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.what == "annotators":
         from mtstrata.layers import ANNOTATORS, LABELLERS
+        from mtstrata.layers.base import LAYER_PROVIDERS
 
         for title, reg in (("annotators (--annotator SPEC)", ANNOTATORS),
-                           ("semantic-role labellers (--srl NAME)", LABELLERS)):
+                           ("semantic-role labellers (--srl NAME)", LABELLERS),
+                           ("plugin layers (planned for the metrics that read them)",
+                            LAYER_PROVIDERS)):
+            if reg is LAYER_PROVIDERS and not reg.entries():
+                continue  # (only plugins add layers)
             print(title + ":")
             for e in sorted(reg.entries(), key=lambda e: e.name):
                 schemes = getattr(e.factory, "schemes", None)

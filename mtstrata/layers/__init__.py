@@ -72,7 +72,8 @@ def plan_run(layers: Collection[Layer], options: AnnotationOptions | None = None
     # --jobs is the number of worker processes (a local pool or a Dask cluster), each
     # annotating with its own single-process copy of the annotator
     annotator: Annotator | str = options.annotator
-    if Plan().layers_for(layers):  # built first: a bad --annotator is the first error
+    if Plan().layers_for(layers) or Plan.of_kind("extra", layers):  # built first: a bad
+        # --annotator is the first error
         annotator = create_annotator(options.annotator,
                                      allow_unlocked=options.allow_unlocked or None)
     return plan(layers, annotator, options.labeller, schemes)
@@ -97,6 +98,8 @@ class _Work:
     groups: dict[tuple[frozenset[Layer], bool], list[str]]
     label_here: list[str]
     embed: list[str]
+    #: the texts that miss each plugin layer (computed last, from the layers it reads)
+    extra: dict[Layer, list[str]] = field(default_factory=dict)
 
 
 def _todo(p: Plan, want: frozenset[Layer], texts: Sequence[str], have: dict[str, Rows]
@@ -122,6 +125,8 @@ def _todo(p: Plan, want: frozenset[Layer], texts: Sequence[str], have: dict[str,
             work.groups.setdefault((miss, in_worker), []).append(t)
         if vectors and not vectors <= h.keys():
             work.embed.append(t)
+        for x in p.of_kind("extra", want) - h.keys():
+            work.extra.setdefault(x, []).append(t)
     return work
 
 
@@ -163,7 +168,8 @@ def annotate_texts(
         have = cache.get_layers(keys, distinct) if cache is not None else {}
         out = _valid(p, want, have) if keep else {}
         work = _todo(p, want, distinct, have)
-        done = _compute(p, work, keys, cache, options, keep)
+        # (a plugin layer is computed from the layers just computed: they are kept for it)
+        done = _compute(p, work, keys, cache, options, keep or bool(work.extra))
     finally:
         if cache is not None:
             cache.close()
@@ -179,7 +185,7 @@ def annotate_texts(
                     out[t] = seg
     if not options.quiet:
         fresh = len({t for ts in work.groups.values() for t in ts} | set(work.label_here)
-                    | set(work.embed))
+                    | set(work.embed) | {t for ts in work.extra.values() for t in ts})
         LOG.info("annotation: %d distinct segments, %d from the cache, %d annotated%s, %.1f s "
                  "(%s)", len(distinct), len(distinct) - fresh, fresh,
                  "".join(f"; {d}" for d in done), time.perf_counter() - t0, sig)
@@ -241,7 +247,35 @@ def _compute(p: Plan, work: _Work, keys: dict[Layer, str], cache: Cache | None,
             if cache is not None:
                 cache.put_layers(keys, rows)
         done.append(f"{len(work.embed)} texts embedded ({emb.target.signature})")
+    for layer, texts in work.extra.items():
+        _extra_here(p, layer, texts, work.have, keys, cache)
+        done.append(f"{len(texts)} texts given the {layer} layer ({p.signature({layer})})")
     return done
+
+
+def _extra_here(p: Plan, layer: Layer, texts: list[str], have: dict[str, Rows],
+                keys: dict[Layer, str], cache: Cache | None) -> None:
+    """Compute a plugin layer of ``texts`` from the layers its provider reads (all in
+    ``have`` by now) and store its rows, the JSON text of each value."""
+    import json
+
+    prov = p.providers[layer]
+    needs = p.closure(prov.requires(layer)) - {layer}
+    build = SegmentAssembler()
+    for i in range(0, len(texts), BATCH_WRITE):
+        part = texts[i:i + BATCH_WRITE]
+        segs = [build(t, {k: v for k, v in have.get(t, {}).items() if k in needs},
+                      p.schemes_of(needs)) for t in part]
+        if any(s is None for s in segs):
+            raise ModelError(f"internal error: the layers the {layer} layer reads do not fit "
+                             "together; run with --no-cache and report it.")
+        values = prov.target.compute(segs)
+        rows = [(t, {layer: json.dumps(v, ensure_ascii=False, separators=(",", ":"))})
+                for t, v in zip(part, values, strict=True)]
+        for t, r in rows:
+            have.setdefault(t, {}).update(r)
+        if cache is not None:
+            cache.put_layers(keys, rows)
 
 
 def _label_here(p: Plan, work: _Work, keys: dict[Layer, str], cache: Cache | None) -> None:

@@ -100,6 +100,12 @@ ANNOTATORS: Registry[Any] = Registry("annotator", list_command="mtstrata list an
 LABELLERS: Registry[Any] = Registry("role labeller", list_command="mtstrata list annotators",
                                     plugin_package="mtstrata.layers",
                                     entry_points="mtstrata.labellers")
+#: providers of plugin layers (:class:`mtstrata.segment.ExtraLayer`), one per layer, registered
+#: under the layer's name through the entry-point group ``mtstrata.layer_providers``
+LAYER_PROVIDERS: Registry[Any] = Registry("layer provider",
+                                          list_command="mtstrata list annotators",
+                                          plugin_package="mtstrata.layers",
+                                          entry_points="mtstrata.layer_providers")
 
 #: (SRL_NEEDS, the layers the rule labeller reads, is kept here for callers that build
 #: segments for it by hand)
@@ -294,6 +300,10 @@ def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",
     """
     want = frozenset(layers)
     schemes = dict(schemes or {})
+    extras: dict[Layer, LayerProvider] = {}
+    while todo := Plan.of_kind("extra", want) - extras.keys():  # (one may read another)
+        extras.update((x, as_provider(LAYER_PROVIDERS.create(x.value), "extra")) for x in todo)
+        want |= {r for x in todo for r in extras[x].requires(x)}
     base = Plan(schemes=schemes).layers_for(want)
     if base and isinstance(annotator, str):
         annotator = create_annotator(annotator, **defaults)
@@ -305,12 +315,14 @@ def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",
 
         embedder = EmbeddingProvider()
     p = Plan.of(None, (), lab, schemes, embedder if Plan.of_kind("embedder", want) else None)
+    p = Plan({**p.providers, **extras}, schemes)
     base = p.layers_for(want)
     if not base:
         return p
     assert not isinstance(annotator, str)
     _check(annotator, base, lab, schemes)
-    return Plan.of(annotator, base, lab, schemes, p.embedder)
+    return Plan({**Plan.of(annotator, base, lab, schemes, p.embedder).providers, **extras},
+                schemes)
 
 
 def _check(annotator: Annotator, base: frozenset[Layer], lab: Labeller | None,

@@ -33,11 +33,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from mtstrata.segment import Layer
+from mtstrata.segment import ExtraLayer, Layer
 
 #: the kinds of producer, in the order a run computes them (a labeller reads what the
-#: annotator gives; the embedding model reads raw text): signatures list them in this order
-KINDS = ("annotator", "labeller", "embedder")
+#: annotator gives; the embedding model reads raw text; a plugin layer's provider reads what
+#: the others gave): signatures list them in this order
+KINDS = ("annotator", "labeller", "embedder", "extra")
 #: the kind of producer that assigns a layer (every other layer: the annotator)
 _KIND = {Layer.SRL: "labeller", Layer.EMB: "embedder"}
 #: the layers the rule and learned labellers read (what a plan assumes of a labeller it has not
@@ -47,6 +48,8 @@ SRL_NEEDS = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP})
 
 def kind_of(layer: Layer) -> str:
     """The kind of producer (one of :data:`KINDS`) that assigns ``layer``."""
+    if isinstance(layer, ExtraLayer):
+        return "extra"
     return _KIND.get(layer, "annotator")
 
 
@@ -57,7 +60,7 @@ def default_requires(layer: Layer) -> frozenset[Layer]:
     kind = kind_of(layer)
     if kind == "labeller":
         return SRL_NEEDS
-    if kind == "embedder" or layer is Layer.TOKENS:
+    if kind in ("embedder", "extra") or layer is Layer.TOKENS:
         return frozenset()
     return frozenset({Layer.TOKENS})  # a backend layer indexes its tokens
 
@@ -220,9 +223,34 @@ class EmbedderProvider(_Adapter):
         return released(self.target, self.target.signature)
 
 
+@dataclass(frozen=True)
+class ExtraProvider(_Adapter):
+    """The provider of a plugin layer (:class:`mtstrata.segment.ExtraLayer`), an entry of
+    :data:`mtstrata.layers.base.LAYER_PROVIDERS`: ``name`` is the layer's, ``needs`` what it
+    reads, ``compute(segments)`` one JSON value per segment. Its signature is
+    ``<name>-<version>``, then the release of its distribution (``.dist-NAME==VERSION``)."""
+
+    kind: ClassVar[str] = "extra"
+
+    @property
+    def assigns(self) -> frozenset[Layer]:
+        return frozenset({ExtraLayer(self.name)})  # type: ignore[arg-type]
+
+    @property
+    def schemes(self) -> Mapping[Layer, str]:
+        return {}
+
+    def requires(self, layer: Layer) -> frozenset[Layer]:
+        return frozenset(self.target.needs)
+
+    def signature(self, layers: frozenset[Layer]) -> str:
+        return released(self.target, f"{self.name}-{self.target.version}")
+
+
 #: the adapter of each kind
 ADAPTERS: dict[str, type[_Adapter]] = {
-    "annotator": AnnotatorProvider, "labeller": LabellerProvider, "embedder": EmbedderProvider}
+    "annotator": AnnotatorProvider, "labeller": LabellerProvider, "embedder": EmbedderProvider,
+    "extra": ExtraProvider}
 
 
 def as_provider(target: Any, kind: str) -> LayerProvider:
