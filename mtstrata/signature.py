@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
 
@@ -188,32 +189,71 @@ def _unescaped_colon(part: str) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Signature:
+    """A signature as a value: its name and its ``(key, value)`` parts in order (parameters,
+    ``def``, run facts, ``version``), unescaped. :meth:`render` writes the canonical string
+    (``|`` and ``\\`` escaped in values, ``:`` too in the name) and :meth:`parse` reads one
+    back, so any value round-trips; what mtstrata has always written renders byte for byte as
+    it was (:func:`build`, :func:`add_run_facts` go through it)."""
+
+    name: str
+    parts: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, sig: str) -> Signature:
+        """The value of a signature string (a nameless one, sacreBLEU's, has the name "")."""
+        first, *rest = split(sig.strip())
+        name = unescape(first)
+        if _unescaped_colon(first):  # a key: sacreBLEU's form without a name
+            name, rest = "", [first, *rest]
+        parts = []
+        for part in rest:
+            key, _, val = part.partition(":")
+            parts.append((key, unescape(val)))
+        return cls(name, tuple(parts))
+
+    def render(self) -> str:
+        head = [escape(self.name, name=True)] if self.name or not self.parts else []
+        return "|".join([*head, *(f"{k}:{escape(v)}" for k, v in self.parts)])
+
+    @property
+    def params(self) -> dict[str, str]:
+        """The metric's parameters (every part that is not a run fact)."""
+        return {k: v for k, v in self.parts if k not in RUN_KEYS}
+
+    @property
+    def run(self) -> dict[str, str]:
+        """The run facts (``def``, ``nrefs``, ``ann``, library versions, ``version``...)."""
+        return {k: v for k, v in self.parts if k in RUN_KEYS}
+
+    def with_run_facts(self, **facts: str) -> Signature:
+        """This signature with ``facts`` before its trailing ``version`` (added, with
+        mtstrata's version, when it has none)."""
+        body, ver = list(self.parts), __version__
+        if body and body[-1][0] == "version":
+            ver = body.pop()[1]
+        return Signature(self.name, (*body, *((k, str(v)) for k, v in facts.items()),
+                                     ("version", ver)))
+
+
 def build(name: str, items: Iterable[tuple[str, str]], definition: int | None = None,
           **run: str) -> str:
     """``NAME|params...|def:N|run facts...|version:V`` (``def`` left out if None); the name
     and values escaped (:func:`escape`), so that :func:`parse` gives them back."""
-    parts = [escape(name, name=True)]
-    parts += [f"{k}:{escape(str(v))}" for k, v in items]
+    parts = [(k, str(v)) for k, v in items]
     if definition is not None:
-        parts.append(f"{DEF_KEY}:{definition}")
-    parts += [f"{k}:{escape(str(v))}" for k, v in run.items()]
-    parts.append(f"version:{__version__}")
-    return "|".join(parts)
+        parts.append((DEF_KEY, str(definition)))
+    parts += [(k, str(v)) for k, v in run.items()]
+    parts.append(("version", __version__))
+    return Signature(name, tuple(parts)).render()
 
 
 def parse(sig: str) -> tuple[str, dict[str, str], dict[str, str]]:
     """Split a signature into (name, metric parameters, run facts), unescaped. A signature
     without a name (sacreBLEU's ``nrefs:1|case:mixed|...``) has the name ``""``."""
-    first, *rest = split(sig.strip())
-    name = unescape(first)
-    if _unescaped_colon(first):  # a key: sacreBLEU's form without a name
-        name, rest = "", [first, *rest]
-    params: dict[str, str] = {}
-    run: dict[str, str] = {}
-    for part in rest:
-        key, _, val = part.partition(":")
-        (run if key in RUN_KEYS else params)[key] = unescape(val)
-    return name, params, run
+    value = Signature.parse(sig)
+    return value.name, value.params, value.run
 
 
 def definition_of(run: dict[str, str]) -> str:
@@ -223,8 +263,4 @@ def definition_of(run: dict[str, str]) -> str:
 
 def add_run_facts(sig: str, **facts: str) -> str:
     """Insert run facts (``nrefs:2``, ``ann:...``) before the trailing version."""
-    head, sep, ver = sig.rpartition("|version:")
-    if not sep:
-        head, ver = sig, __version__
-    extra = "".join(f"|{k}:{escape(str(v))}" for k, v in facts.items())
-    return f"{head}{extra}|version:{ver}"
+    return Signature.parse(sig).with_run_facts(**facts).render()

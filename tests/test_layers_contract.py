@@ -136,3 +136,31 @@ def test_layers_without_a_provider():
         p.provider(Layer.POS)
     with pytest.raises(MissingLayerError, match="does not produce the emb layer"):
         Plan().provider(Layer.EMB)
+
+
+def test_a_layer_key_is_a_value_that_round_trips():
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from mtstrata.layers.contract import LayerKey
+
+    names = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True)
+    sigs = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+    keys = st.recursive(st.builds(LayerKey, names, sigs),
+                        lambda sub: st.builds(LayerKey, names, sigs,
+                                              st.lists(sub, min_size=1, max_size=3).map(tuple)),
+                        max_leaves=6)
+
+    @given(keys)
+    def round_trip(key):
+        assert LayerKey.parse(key.render()) == key
+
+    round_trip()
+    # the plan's keys are those values rendered, and a built-in signature is written as it is
+    p = plan({Layer.SRL}, Like(), "rules")
+    value = LayerKey.parse(p.layer_key(Layer.SRL))
+    assert value == p.layer_key_value(Layer.SRL)
+    assert value.signature == p.provider(Layer.SRL).signature
+    assert [r.layer for r in value.requires] == sorted(x.value for x in SRL_NEEDS)
+    with pytest.raises(ValueError, match="not a layer key"):
+        LayerKey.parse("pos=a<b")

@@ -27,6 +27,7 @@ from mtstrata.errors import MissingLayerError
 from mtstrata.layers.contract import (
     KINDS,
     SRL_NEEDS,
+    LayerKey,
     LayerProvider,
     as_provider,
     default_requires,
@@ -237,13 +238,15 @@ class Plan:
 
     def layer_key(self, layer: Layer) -> str:
         """What a layer's cached rows are keyed by: its provider's signature and the keys of
-        the layers that provider requires (so a change anywhere upstream changes the key)."""
+        the layers that provider requires (so a change anywhere upstream changes the key),
+        rendered by :class:`~mtstrata.layers.contract.LayerKey`."""
+        return self.layer_key_value(layer).render()
+
+    def layer_key_value(self, layer: Layer) -> LayerKey:
+        """:meth:`layer_key` as a value."""
         p = self.provider(layer)
-        key = f"{layer.value}={p.signature}"
-        if p.requires:
-            key += "<" + ";".join(self.layer_key(r) for r in
-                                  sorted(p.requires, key=lambda x: x.value)) + ">"
-        return key
+        return LayerKey(layer.value, p.signature, tuple(
+            self.layer_key_value(r) for r in sorted(p.requires, key=lambda x: x.value)))
 
     def keys(self, layers: Collection[Layer]) -> dict[Layer, str]:
         """:meth:`layer_key` of each layer of the closure of ``layers``."""

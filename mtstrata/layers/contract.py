@@ -29,6 +29,7 @@ moved with it.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -63,6 +64,64 @@ def default_requires(layer: Layer) -> frozenset[Layer]:
     if kind in ("embedder", "extra") or layer is Layer.TOKENS:
         return frozenset()
     return frozenset({Layer.TOKENS})  # a backend layer indexes its tokens
+
+
+_SPECIAL = re.compile(r"[\\<>;]")
+
+
+@dataclass(frozen=True)
+class LayerKey:
+    """What a layer's cached rows are keyed by, as a value: the layer's name, its provider's
+    signature and the keys of the layers that provider requires (sorted by name), rendered
+    ``NAME=SIGNATURE<KEY;KEY>`` (:meth:`mtstrata.layers.Plan.layer_key`). ``\\``, ``<``, ``>``
+    and ``;`` in a signature are escaped with ``\\``, so any signature round-trips through
+    :meth:`parse`; the built-in providers' signatures hold none of them, so their keys are the
+    strings they always were (the cache rows stay found)."""
+
+    layer: str
+    signature: str
+    requires: tuple[LayerKey, ...] = ()
+
+    def render(self) -> str:
+        key = self.layer + "=" + _SPECIAL.sub(r"\\\g<0>", self.signature)
+        if self.requires:
+            key += "<" + ";".join(r.render() for r in self.requires) + ">"
+        return key
+
+    @classmethod
+    def parse(cls, text: str) -> LayerKey:
+        """The value of a rendered key (a ValueError for text no key renders as)."""
+        key, end = cls._read(text, 0)
+        if end != len(text):
+            raise ValueError(f"not a layer key: {text!r}")
+        return key
+
+    @classmethod
+    def _read(cls, text: str, i: int) -> tuple[LayerKey, int]:
+        eq = text.find("=", i)
+        if eq < 0:
+            raise ValueError(f"not a layer key: {text!r}")
+        sig: list[str] = []
+        j = eq + 1
+        while j < len(text) and text[j] not in "<>;":
+            if text[j] == "\\":
+                j += 1
+                if j == len(text):
+                    raise ValueError(f"not a layer key: {text!r}")
+            sig.append(text[j])
+            j += 1
+        requires = []
+        if j < len(text) and text[j] == "<":
+            while True:
+                sub, j = cls._read(text, j + 1)
+                requires.append(sub)
+                if j < len(text) and text[j] == ";":
+                    continue
+                if j < len(text) and text[j] == ">":
+                    j += 1
+                    break
+                raise ValueError(f"not a layer key: {text!r}")
+        return cls(text[i:eq], "".join(sig), tuple(requires)), j
 
 
 def released(producer: Any, sig: str) -> str:
