@@ -1,7 +1,8 @@
 """Hand-edited set files are refused where they would combine silently wrong (issue 35 item 4):
 a member's direction reversed against the metric's, directions differing between the levels,
-one metric under two spellings, a learned set whose weights are all 0, a key no set file holds
-(a misspelt ``ulc_sys`` was ignored). Each is one paragraph naming the file, exit 2."""
+one metric under two spellings, a member with a parameter of the wrong type, a learned set whose
+weights are all 0, a key no set file holds (a misspelt ``ulc_sys`` was ignored). Each is one
+paragraph naming the file, exit 2."""
 
 from __future__ import annotations
 
@@ -54,6 +55,10 @@ CASES = {
     "two spellings": (_edit(lambda d: [d[k].append({**d[k][1], "metric": "CHRF:beta=1,"
                                                     "char_order=2"}) for k in ("ulc", "ulc_sys")]),
                       "two spellings"),
+    # found by the fuzz test: loaded by load_set, refused by score (a float where an int is)
+    "bad parameter": (_edit(lambda d: [d[k].append({**d[k][1], "metric": "chrf:char_order=2,"
+                                                    "beta=1.0"}) for k in ("ulc", "ulc_sys")]),
+                      "cannot be built: bad value '1.0' for 'beta'"),
     "misspelt key": (_edit(lambda d: d.update(ulc_sy=d.pop("ulc_sys"))), "did you mean 'ulc_sys'"),
     "zero weights": (_learned((0.0, 0.0)), "every weight is 0"),
     "learned key": (_edit(lambda d: d.update(provenace={}), _learned()), "'provenace'"),

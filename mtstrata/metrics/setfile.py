@@ -248,8 +248,10 @@ def check_members(levels: Mapping[str, Sequence[Norm]], path: str) -> None:
     """Refuse members that would combine silently wrong: a direction (``higher_is_better``)
     other than the metric's own (its scores would be flipped), or differing between the
     levels; one metric under two spellings (``bleu`` and ``BLEU``, a default parameter
-    written out: it would count twice). Members this mtstrata cannot build (``ext:`` files,
-    a plugin's metric not installed) are checked when their scores are asked for."""
+    written out: it would count twice); a known metric with parameters it cannot take
+    (``chrf:beta=1.0``: scoring would refuse it). Members this mtstrata cannot build here
+    (``ext:`` files, a plugin's metric not installed) are checked when their scores are asked
+    for."""
     from mtstrata.metrics import create
 
     seen: dict[str, tuple[str, bool]] = {}
@@ -267,8 +269,16 @@ def check_members(levels: Mapping[str, Sequence[Norm]], path: str) -> None:
                 continue  # a set as a member: refused where the members are built
             try:
                 m = create(n.metric)
-            except (MtstrataError, RecursionError):
-                continue
+            except (UnknownNameError, RecursionError):
+                continue  # a plugin's metric not installed: said when its scores are asked
+            except MtstrataError as e:
+                if n.metric.strip().lower().startswith("ext:"):
+                    continue  # an external score file: read (and checked) with the data
+                # a known metric with parameters it cannot take is refused when the set is
+                # read, as scoring with it would be (never loaded here, refused there)
+                raise InputError(f"member {n.metric!r} ({level} level) cannot be built: {e} "
+                                 "Rebuild the set (mtstrata search --out) or fix the member's "
+                                 "parameters (see `mtstrata list metrics`).", path) from None
             own = getattr(m, "higher_is_better", None)
             if isinstance(own, bool) and own != n.higher_is_better:
                 raise InputError(f"member {n.metric!r} ({level} level) has higher_is_better "
