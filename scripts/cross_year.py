@@ -58,11 +58,10 @@ import numpy as np
 from cross_year_data import YEARS, judged_subset, pair_dirs, read_pool
 from cross_year_report import bundlable, choose, section, sets_section
 
-from mtstrata.combine.procedures import (  # noqa: F401 (the script's API, used by make_sets)
+from mtstrata.combine.procedures import (
     BASELINE,
     Procedure,
     average,
-    learned,
     measure,
     procedures,
     single,
