@@ -25,7 +25,8 @@ pair measured with the procedure fitted on the *other* six WMT17 pairs plus all 
 
 Each candidate pool (``--pools``; :data:`POOLS`) is the pool of one bundled set
 (:data:`SET_OF_POOL`; ``wide``, item 4's candidates added to ``all``, is measured only), and
-``scripts/make_sets.py --cross-year DIR`` fits each set's chosen procedure again on both years.
+issue 29's ``scripts/make_sets.py`` fitted each set's chosen procedure again on both years (it now
+builds the sets with ``search --nested`` instead; this script writes RESULTS.md's sections).
 
 Score tables are cached per pair in ``--tables`` (``mtstrata.combine.table.cached_table``: a
 column is served only under the signature today's code gives it), so a rerun takes minutes once
@@ -57,11 +58,10 @@ import numpy as np
 from cross_year_data import YEARS, judged_subset, pair_dirs, read_pool
 from cross_year_report import bundlable, choose, section, sets_section
 
-from mtstrata.combine.procedures import (  # noqa: F401 (the script's API, used by make_sets)
+from mtstrata.combine.procedures import (
     BASELINE,
     Procedure,
     average,
-    learned,
     measure,
     procedures,
     single,

@@ -1,47 +1,50 @@
 """Build the bundled metric sets ``mtstrata/data/sets/ULC-lex.json``, ``ULC.json``,
-``ULC-emb.json`` and ``ULC-years.json`` across years (issue 29).
+``ULC-emb.json`` and ``ULC-years.json`` with the nested procedure (``search --nested``, issue
+36 item 4; the runs and the rule were fixed before any figure: docs/nested-search.md,
+*Pre-registration*).
 
-Each set is the procedure of ``scripts/cross_year.py`` with the best held-out figures over its
-own candidate pool (:func:`cross_year_report.choose`: the mean of the system Pearson measured on
-WMT19 after a run on WMT17 and on WMT17 after a run on WMT19, among the procedures usable as a
-set whose held-out-pair segment figures are not below chrF's), run again on both years (all 14
-into-English pairs, :func:`build_set`):
+Each set is the final set of ``mtstrata search --nested --outer year`` over its pool's
+candidates (``cross_year.POOLS``) on WMT17 (judged segments only) and WMT19 into-English, the
+selection procedure (:data:`CONFIGS`) run on all 14 pairs; the nested estimate of what that
+procedure does on an unseen year (set - chrF system Pearson, its 95% interval, PERM-BOTH
+against chrF) is in its provenance. Beside it, ``search --nested --outer pair`` over the 7 WMT17
+pairs with item-wise Kendall (reported, chooses nothing). :func:`verdict` applies the
+pre-registered rule: a set is kept unless its procedure ends at chrF alone or an interval lies
+wholly below 0, and is called better than chrF at a level only with p < 0.05 and an interval
+above 0.
 
 * ``ULC-lex``: pool ``lex``, text metrics only (usable for any target language);
-* ``ULC``: pool ``ling``, text metrics plus METEOR-sy and the Asiya families (English targets:
-  spaCy, the learned role labeller, WordNet);
+* ``ULC``: pool ``ling``, text metrics plus METEOR-sy and the Asiya families;
 * ``ULC-emb``: pool ``emb``, text metrics plus EMB-cos and EMB-F (the emb layer);
 * ``ULC-years``: pool ``all``, text, METEOR-sy, SR-Mrs(*) and the embedding metrics.
 
-A pool without a usable procedure (``choose`` finds none at chrF's held-out segment level: so
-far ``ling``) leaves its set's file as it is, and says so.
+A set not kept leaves its file as it is, and says so. Usage::
 
-Each file records in ``provenance`` what made it: the data and years, the candidates, the
-procedure and its objective, the held-out figures that chose it with chrF's beside them, every
-member's full signature and the in-sample figures of the final fit. Nothing is typed in by
-hand. Usage::
+    python scripts/make_sets.py --wmt17-judged SCRATCH [--only ULC-lex] [--tables DIR] \
+        [--cache ANN.sqlite] [--runs DIR]
 
-    python scripts/cross_year.py --wmt17-judged SCRATCH --json-dir CY [--tables DIR] \
-        [--cache ANN.sqlite]
-    python scripts/make_sets.py --cross-year CY --wmt17-judged SCRATCH [--only ULC-lex] \
-        [--tables DIR] [--cache ANN.sqlite]
-
-(``SCRATCH``: a folder outside the repository for the judged-segment copies of WMT17; the same
-``--tables`` and ``--cache`` as cross_year.py's, so every column is served from its cache.)
+(``SCRATCH``: a folder outside the repository for the judged-segment copies of WMT17;
+``--runs``: where the two runs' JSON and sets are kept, outside the repository.)
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime
+import json
+import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
+
+from cross_year import POOLS, SET_OF_POOL
+from cross_year_data import judged_subset, pair_dirs
 
 from mtstrata._version import __version__
 from mtstrata.errors import InputError
-from mtstrata.layers import AnnotationOptions
 from mtstrata.metrics.ulc import BUNDLED, SETS_DIR
+from mtstrata.output import atomic_write
 
 #: what each set's provenance says of its members' layers
 NOTES = {
@@ -55,100 +58,124 @@ NOTES = {
                  "(English targets: spaCy, the learned role labeller, WordNet and the emb "
                  "layer's pinned all-MiniLM-L6-v2)",
 }
+#: the configurations compared (pre-registered): `all` without the z fits, whose sets are
+#: standardised within the run and so are not metrics of one system
+CONFIGS = ("chrf", *(x for o in ("sys_pearson", "accuracy", "sys_kendall")
+                     for x in (f"best:{o}", f"{o}:minmax", f"{o}:pairsd")))
+RESAMPLES, SEED = 1000, 12345
+#: the two runs: (key in the provenance, --outer, years, --segment-statistic)
+RUNS = (("across_years", "year", ("wmt17", "wmt19"), "none"),
+        ("wmt17_pairs", "pair", ("wmt17",), "kendall_itemwise"))
+LEVEL_TEXT = {"sys_pearson": "system Pearson", "seg_kendall_itemwise": "item-wise Kendall"}
 
 
-def _without_zero_weights(fitted: object) -> object:
-    """A learned set without the members weighted zero at both levels (they add nothing but
-    their computation; a uniform set is returned as it is)."""
-    from mtstrata.combine.learned import LearnedSet, Level
+def nested_search(dirs: Sequence[Path], candidates: Sequence[str], outer: str, seg: str,
+                  out: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """``mtstrata search --nested`` (the package's command, in a child process) over ``dirs``;
+    returns the written set file's JSON (the nested figures in ``provenance.nested``)."""
+    cmd = [sys.executable, "-m", "mtstrata", "search", "--nested", "--quiet",
+           "--data", *map(str, dirs), "-m", *candidates, "--outer", outer,
+           "--segment-statistic", seg, "--configs", *CONFIGS, "--resamples", str(RESAMPLES),
+           "--seed", str(SEED), "--tables", str(args.tables), "--out", str(out), "-f", "json"]
+    if args.cache:
+        cmd += ["--cache", str(args.cache)]
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if r.returncode:
+        raise InputError(f"search --nested --outer {outer} failed (exit {r.returncode}):\n"
+                         + r.stderr[-2000:])
+    (out.with_suffix(".stdout.json")).write_text(r.stdout, encoding="utf-8")
+    return json.loads(out.read_text(encoding="utf-8"))
 
-    if not isinstance(fitted, LearnedSet):
-        return fitted
-    keep = [i for i, (a, b) in enumerate(zip(fitted.seg.weights, fitted.sys.weights,
-                                             strict=True)) if a > 0 or b > 0]
 
-    def level(lv: Level) -> Level:
-        return Level(tuple(lv.norms[i] for i in keep), tuple(lv.weights[i] for i in keep),
-                     lv.alpha)
-    return LearnedSet(level(fitted.seg), level(fitted.sys), fitted.provenance)
+def _figures(nested: Mapping[str, Any], stat: str) -> dict[str, Any]:
+    est = nested["estimate"][stat]
+    return {"set": est["set"], "chrF": est["chrF"], "delta": est["delta"],
+            "interval": est["interval"], "p": nested["test"][stat]["p"]}
+
+
+def verdict(runs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The pre-registered rule over the runs' nested figures (``runs``: key -> the
+    ``provenance.nested`` of a run): kept, and per level whether the set is better than chrF,
+    with the sentence every claim quotes."""
+    final = runs["across_years"]["final"]
+    levels, worse = {}, []
+    for key, nested in runs.items():
+        for stat in nested["statistics"]:
+            f = _figures(nested, stat)
+            lo, hi = f["interval"]
+            f["better_than_chrF"] = bool(f["p"] < 0.05 and lo > 0)
+            if hi < 0:
+                worse.append(f"{key} {stat}")
+            levels[f"{key}.{stat}"] = f
+    why = ("its procedure ends at chrF alone" if final["chosen"] == "chrf" else
+           f"significantly worse than chrF ({', '.join(worse)})" if worse else "")
+    return {"kept": not why, "why_not_kept": why or None, "levels": levels,
+            "final": {"chosen": final["chosen"], "members": final["members"]},
+            "claim": claim(levels, final["members"])}
+
+
+def claim(levels: Mapping[str, Mapping[str, Any]], members: Sequence[str]) -> str:
+    """One sentence per level: the nested estimate of set - chrF, its interval and p, and
+    "better than chrF" only when the rule says so."""
+    where = {"across_years": "on an unseen year (WMT17 <-> WMT19)",
+             "wmt17_pairs": "on an unseen WMT17 language pair"}
+    parts = []
+    for key, f in levels.items():
+        run, stat = key.split(".")
+        lo, hi = f["interval"]
+        word = ("better than chrF" if f["better_than_chrF"] else
+                "not shown to differ from chrF")
+        parts.append(f"{LEVEL_TEXT.get(stat, stat)} {where[run]}: {word}, set - chrF "
+                     f"{f['delta']:+.3f} [{lo:+.3f}, {hi:+.3f}], PERM-BOTH p {f['p']:.3f}")
+    one = f" (one metric: {members[0]})" if len(members) == 1 else ""
+    return "nested estimate" + one + ": " + "; ".join(parts)
 
 
 def build_set(name: str, args: argparse.Namespace) -> Path | None:
-    """Set ``name``: the procedure of ``scripts/cross_year.py`` with the best held-out figures
-    over the set's pool (its ``cross_year.<pool>.json`` in ``--cross-year``; :func:`cross_year.
-    choose`: system Pearson averaged over WMT17 -> WMT19 and WMT19 -> WMT17, segment figures of
-    the held-out pairs not below chrF's), among those that give a set usable as a metric of one
-    system (not chrF alone, not a single metric, not a set standardised within the run), run
-    again on both years (all 14 pairs). Its provenance holds the held-out figures that chose it,
-    chrF's beside them, and the in-sample figures of the final fit."""
-
-    import cross_year as cy
-    from cross_year_report import bundlable, choose
-
-    from mtstrata.combine.report import metric_arrays
-    from mtstrata.combine.stats import pearson
-    from mtstrata.commands.search import set_signatures
-
-    pool = next(k for k, v in cy.SET_OF_POOL.items() if v == name)
-    result = cy.read_pool(Path(args.cross_year), pool)
-    try:
-        procedure = choose(result, bundlable)
-    except SystemExit as e:  # the pool has no procedure to bundle: the current file stays
-        print(f"{name}: not rebuilt, {SETS_DIR / BUNDLED[name]} kept: {e}", file=sys.stderr)
+    """Set ``name``: both runs over its pool, :func:`verdict`, and (when kept) the final set of
+    the run across years written with both runs' figures in its provenance."""
+    pool = next(k for k, v in SET_OF_POOL.items() if v == name)
+    candidates = list(POOLS[pool])
+    dirs = {y: pair_dirs(args.data, y) for y in ("wmt17", "wmt19")}
+    dirs["wmt17"] = judged_subset(dirs["wmt17"], args.wmt17_judged)
+    runs_dir = Path(args.runs)
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    written, nested = {}, {}
+    for key, outer, years, seg in RUNS:
+        out = runs_dir / f"{name}.{key}.json"
+        written[key] = nested_search([d for y in years for d in dirs[y]], candidates, outer,
+                                     seg, out, args)
+        nested[key] = written[key]["provenance"]["nested"]
+    v = verdict(nested)
+    (runs_dir / f"{name}.verdict.json").write_text(json.dumps(v, indent=1), encoding="utf-8")
+    print(f"{name}: {v['claim']}", file=sys.stderr)
+    if not v["kept"]:
+        print(f"{name}: not kept ({v['why_not_kept']}); {SETS_DIR / BUNDLED[name]} left as it "
+              "is", file=sys.stderr)
         return None
-    candidates = list(result["candidates"])
-    annotation = AnnotationOptions(cache=args.cache, quiet=True)
-    dirs = {y: cy.pair_dirs(args.data, y) for y in cy.YEARS}
-    if args.wmt17_judged:  # as cross_year.py --wmt17-judged (the tables of its figures)
-        dirs["wmt17"] = cy.judged_subset(dirs["wmt17"], args.wmt17_judged)
-    by_year = {y: cy.load_tables(d, candidates, Path(args.tables), annotation)
-               for y, d in dirs.items()}
-    tables = [t for ts in by_year.values() for t in ts]
-    procs = cy.procedures(candidates, cy.OBJECTIVES, ["minmax", "pairsd"])
-    alpha_year = result.get("learned_alpha_by_year")
-    if procedure.startswith("learned") and alpha_year:  # the system penalty: by held-out year
-        procs[procedure] = cy.learned(candidates, sys_alpha=float(alpha_year["chosen"]))
-    else:
-        procs["learned ridge+ (alpha leave-one-pair-out)"] = cy.learned(candidates)
-    _, _, fitted = procs[procedure](tables)
-    if not hasattr(fitted, "save"):
-        raise SystemExit(f"{name}: {procedure}: the final fit gave no set (fewer than two "
-                         "judged pairs)")
-    fitted = _without_zero_weights(fitted)
-    in_sample = {f"{y}/{t.lp}": round(pearson(metric_arrays(t, "", fitted)[0], t.sys_human), 4)
-                 for y, ts in by_year.items() for t in ts}
-    ay = result["across_years"]
-    held = {"across_years": {d: {"avg": ay[procedure][d]["avg"],
-                                 "chrF_avg": ay["chrF"][d]["avg"],
-                                 "members": ay[procedure][d]["members"]}
-                             for d in ("wmt17->wmt19", "wmt19->wmt17")},
-            "by_pair_wmt17_segment": {"avg": result["by_pair"][procedure]["avg"],
-                                      "chrF_avg": result["by_pair"]["chrF"]["avg"]},
-            **({"interval_vs_chrF": result["bundled_interval"]}
-               if result.get("bundled_interval", {}).get("procedure") == procedure else {})}
-    prov = {
+    doc = written["across_years"]
+    prov = doc["provenance"]
+    doc["provenance"] = {
         "mtstrata": __version__, "name": name,
         "built": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-        "script": "scripts/make_sets.py", "procedures": "scripts/cross_year.py",
+        "script": "scripts/make_sets.py", "procedure": "search --nested (mtstrata.combine."
+        "nested): the selection procedure run on all 14 pairs",
         "data": "WMT17 into-English DA (newstest2017, 7 pairs, system and segment judgments; "
-                "lowercased, tokenised" + ("; system scores over the judged segments only"
-                                           if args.wmt17_judged else "")
-                + ") and WMT19 into-English DA (newstest2019, 7 pairs, system judgments; "
-                "cased, detokenised); no judgment of WMT21 or later",
-        "years": ["WMT17", "WMT19"],
-        "dev": [f"{d.parent.name}/{d.name}" for ds in dirs.values() for d in ds],
-        "pool": pool, "procedure": procedure, "candidates": candidates,
-        **({"system_alpha_by_held_out_year": alpha_year} if procedure.startswith("learned")
-           and alpha_year else {}),
-        "chosen_by": "held-out figures of scripts/cross_year.py (cross_year.choose)",
-        "held_out": held,
-        "signatures": set_signatures(tables[0], list(fitted.metrics)),
-        "in_sample_sys_pearson": in_sample,
-        "note": NOTES[name] + "; selected by figures on the year it was not fitted on",
+                "lowercased, tokenised; system scores over the judged segments only) and WMT19 "
+                "into-English DA (newstest2019, 7 pairs, system judgments; cased, "
+                "detokenised); no judgment of WMT21 or later",
+        "years": ["WMT17", "WMT19"], "dev": prov["dev"], "pool": pool,
+        "candidates": candidates, "configurations": list(CONFIGS),
+        "chosen": v["final"]["chosen"], "names": prov["names"],
+        "signatures": prov["signatures"],
+        "preregistered": "docs/nested-search.md, Pre-registration (issue 36 item 4)",
+        "nested": nested, "verdict": {k: v[k] for k in ("levels", "claim")},
+        "note": f"{NOTES[name]}; {v['claim']}",
     }
     out = SETS_DIR / BUNDLED[name]
-    dataclasses.replace(fitted, provenance=prov).save(out)  # type: ignore[type-var]
-    print(f"{name}: {procedure}: members {fitted.metrics}; written {out}", file=sys.stderr)
+    atomic_write(out, json.dumps(doc, indent=1, allow_nan=False) + "\n")
+    print(f"{name}: {v['final']['chosen']}: members {v['final']['members']}; written {out}",
+          file=sys.stderr)
     return out
 
 
@@ -156,15 +183,15 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", type=Path, default=Path("../shared/data"),
                    help="the folder holding wmt17_toen_da and wmt19_da_sys")
-    p.add_argument("--cross-year", metavar="DIR", required=True,
-                   help="the --json-dir of scripts/cross_year.py (same tables)")
     p.add_argument("--only", choices=list(NOTES), help="build one set only")
     p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
     p.add_argument("--tables", default=str(Path.home() / ".cache/mtstrata/tables"),
-                   help="score-table cache directory (cross_year.py's)")
-    p.add_argument("--wmt17-judged", type=Path, metavar="SCRATCH",
-                   help="WMT17 on its judged segments only, as cross_year.py --wmt17-judged "
-                   "(copies under SCRATCH, outside the repository)")
+                   help="score-table cache directory")
+    p.add_argument("--wmt17-judged", type=Path, metavar="SCRATCH", required=True,
+                   help="WMT17 on its judged segments only (copies under SCRATCH, outside the "
+                   "repository)")
+    p.add_argument("--runs", type=Path, required=True, metavar="DIR",
+                   help="where each run's set and figures are kept (outside the repository)")
     args = p.parse_args()
     try:
         for name in [args.only] if args.only else list(NOTES):

@@ -204,26 +204,3 @@ def test_from_json_without_the_figures_is_a_clear_error(tmp_path, monkeypatch, c
         err = capsys.readouterr().err
         assert why in err and f"cross_year.{pool}.json" in err and "Traceback" not in err
         assert "--json-dir" in err  # the fix
-
-
-def test_make_sets_says_what_is_missing_and_keeps_a_set_without_a_usable_procedure(
-        result, tmp_path, monkeypatch, capsys):
-    import json
-
-    import make_sets
-
-    from mtstrata.metrics.ulc import BUNDLED, SETS_DIR
-
-    monkeypatch.setattr(sys, "argv", ["make_sets.py", "--cross-year", str(tmp_path),
-                                      "--only", "ULC-lex"])
-    assert make_sets.main() == 2
-    err = capsys.readouterr().err
-    assert "cross_year.lex.json" in err and "--pools lex" in err and "Traceback" not in err
-    # the synthetic figures have no bundlable procedure at chrF's segment level
-    (tmp_path / "cross_year.ling.json").write_text(json.dumps(
-        {**result, "pool": "ling", "set": "ULC"}), encoding="utf-8")
-    before = (SETS_DIR / BUNDLED["ULC"]).read_bytes()
-    args = make_sets.argparse.Namespace(cross_year=str(tmp_path))
-    assert make_sets.build_set("ULC", args) is None
-    assert "ULC: not rebuilt" in capsys.readouterr().err
-    assert (SETS_DIR / BUNDLED["ULC"]).read_bytes() == before

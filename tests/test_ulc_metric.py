@@ -260,7 +260,19 @@ def test_bundled_sets_are_traceable_and_current(name):
     prov = m.combiner.provenance
     assert prov["mtstrata"] and prov["dev"] and prov["script"] == "scripts/make_sets.py"
     assert set(prov["signatures"]) == set(m.specs)
-    if "years" in prov:  # chosen by held-out years: the figures that chose it, chrF's beside
+    if "nested" in prov:  # search --nested (issue 36): both runs' estimates, tests, claim
+        assert prov["years"] == ["WMT17", "WMT19"] and len(prov["dev"]) == 14
+        for run, stats in (("across_years", ["sys_pearson"]),
+                           ("wmt17_pairs", ["sys_pearson", "seg_kendall_itemwise"])):
+            nested = prov["nested"][run]
+            assert nested["statistics"] == stats and nested["bootstrap"]["resamples"] == 1000
+            for st in stats:
+                lo, hi = nested["estimate"][st]["interval"]
+                assert lo <= nested["estimate"][st]["delta"] <= hi
+                assert 0 <= nested["test"][st]["p"] <= 1
+        assert prov["verdict"]["claim"] in prov["note"]
+        assert not any("wmt2" in d.lower() for d in prov["dev"])  # never WMT21 or later
+    elif "years" in prov:  # chosen by held-out years: the figures that chose it, chrF's beside
         assert prov["years"] == ["WMT17", "WMT19"]
         assert prov["procedure"].startswith(("ULC minmax", "ULC pairsd", "learned"))
         for d in ("wmt17->wmt19", "wmt19->wmt17"):
