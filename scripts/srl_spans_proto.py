@@ -84,6 +84,7 @@ from mtstrata.layers.srl import tree as T
 
 CACHE = Path("/tmp/srl39")
 MAX_DROP = 3
+BASE_TUPLES = T.candidate_tuples  # the parse's subtree candidates (before any patch)
 
 
 def gold_frames(s):
@@ -94,12 +95,12 @@ def gold_frames(s):
 
 
 def base(tree, p):
-    return {(lo, hi) for _, lo, hi, _, _ in T.candidate_tuples(tree, p)}
+    return {(lo, hi) for _, lo, hi, _, _ in BASE_TUPLES(tree, p)}
 
 
 def raw(tree, p):
     out = set()
-    for c, _lo, _hi, up, _ in T.candidate_tuples(tree, p):
+    for c, _lo, _hi, up, _ in BASE_TUPLES(tree, p):
         if up >= 0:
             lo2, hi2 = tree.lo[c], tree.hi[c]
             if not lo2 <= p < hi2:
@@ -119,7 +120,7 @@ def nodes(tree, p):
 def drop(tree, p):
     """A candidate head with its first or last k dependents (and their subtrees) dropped."""
     out = set()
-    for c, lo, hi, up, _ in T.candidate_tuples(tree, p):
+    for c, lo, hi, up, _ in BASE_TUPLES(tree, p):
         if up < 0:
             continue
         kids = sorted(tree.kids[c])
@@ -139,7 +140,7 @@ def drop(tree, p):
 def sib(tree, p):
     """Unions of two or three candidates adjacent in the sentence with the same head above."""
     by_head = {}
-    for c, lo, hi, up, _ in T.candidate_tuples(tree, p):
+    for c, lo, hi, up, _ in BASE_TUPLES(tree, p):
         if up >= 0:
             by_head.setdefault(tree.head[c], []).append((lo, hi))
     out = set()
@@ -199,6 +200,47 @@ def classify(tree, p, a, b):
     return "several subtrees, different heads"
 
 
+def patch_candidates(gens):
+    """Make ``tree.candidate_tuples`` add the generators' spans (kind ``rep``), so that
+    ``features.argument_instances`` scores them with the shipped features: the head is the
+    span's first token whose head lies outside it, ``up`` the level of the predicate's
+    ancestor it hangs under (its negative when the head is that ancestor)."""
+
+    def tuples(tree, p, ancestors=None):
+        out = BASE_TUPLES(tree, p, ancestors)
+        have = {(lo, hi) for _, lo, hi, _, _ in out}
+        chain = [p, *(tree.ancestors(p) if ancestors is None else ancestors)]
+        level = {x: j for j, x in enumerate(chain)}
+        extra = set()
+        for g in gens:
+            extra |= g(tree, p)
+        for lo, hi in sorted(extra - have):
+            h = T.span_head(tree, lo, hi)
+            if h in level:
+                if level[h]:
+                    out.append((h, lo, hi, -level[h], "rep"))
+                continue
+            x, seen = tree.head[h], 0
+            while 0 <= x < tree.n and x not in level and seen < tree.n:
+                x, seen = tree.head[x], seen + 1
+            if x in level:
+                out.append((h, lo, hi, level[x], "rep"))
+        return out
+
+    T.candidate_tuples = tuples
+
+
+def f1(gen, tune):
+    """Argument P/R/F1 of srl_ctx_proto's variant A without the dense block (= train_srl's
+    sparse classifier) over the base candidates plus ``gen``'s."""
+    import srl_ctx_proto as ctx
+
+    gens = () if GENERATORS[gen] is None else GENERATORS[gen]
+    patch_candidates(gens if isinstance(gens, tuple) else (gens,))
+    sys.argv = ["srl_ctx_proto", "--dims", "0", *(["--tune"] if tune else [])]
+    ctx.main()
+
+
 def load():
     sents, segs = pickle.loads((CACHE / "parsed.pkl").read_bytes())
     return sents, segs
@@ -206,10 +248,13 @@ def load():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--what", choices=("classes", "recall"), default="recall")
+    ap.add_argument("--what", choices=("classes", "recall", "f1"), default="recall")
+    ap.add_argument("--tune", action="store_true", help="f1 on train_srl's tuning slice")
     ap.add_argument("--held", action="store_true", help="held-out documents (recall only)")
     ap.add_argument("--gen", nargs="*", default=list(GENERATORS))
     a = ap.parse_args()
+    if a.what == "f1":
+        return f1(a.gen[0], a.tune)
     sents, segs = load()
     held = a.held and a.what == "recall"
     use = [k for k, s in enumerate(sents) if pb.is_held_out(s.document) == held]
