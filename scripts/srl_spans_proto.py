@@ -63,10 +63,29 @@ every token's subtree, ``all+nodes``, by 0.078 for 3.9x); spans
 scored directly (``win8``) lift it by 0.091 for 16x the candidates, which the sparse linear
 scorer's per-candidate cost (0.4-0.9 ms per sentence today) would multiply.
 
-NOT measured: argument P/R/F1 of the train_srl-style classifier over these candidates (the
-features of ``features.argument_instances`` are built from ``tree.candidate_tuples``; a new
-candidate needs its head, ``up`` and kind defined before it can be scored), so whether the
-higher cap turns into F1 is open.
+Argument P/R/F1 (CoNLL-2005 style, predicates from the shipped model) of train_srl's sparse
+classifier (``srl_ctx_proto`` variant A without the dense block) with each generator's extra
+candidates (``--what f1 --gen G [--tune]``; an extra candidate's head is its first token whose
+head lies outside it, ``up`` the level of the predicate's ancestor it hangs under, kind
+``rep``; training rows labelled by exact span as in train_srl):
+
+=========  ==================  ==================
+generator  tuning slice        held-out
+=========  ==================  ==================
+base       0.697/0.625/0.659   0.730/0.675/0.701
+all        0.713/0.617/0.662
+sib        0.702/0.618/0.657
+drop       0.707/0.623/0.662   0.737/0.668/0.701
+nodes      0.695/0.628/0.660
+=========  ==================  ==================
+
+(``drop`` chosen on the slice: tied with ``all`` at fewer candidates.) The extra candidates
+raise the recall cap but not the recall: the sparse features cannot tell the right repaired
+span from its subtree (the extra rows are mostly near-duplicates labelled NONE), so
+precision moves a little and F1 stays at 0.701 held out. Reaching the 12% needs a scorer with
+span-boundary evidence (the contextual first/last-word vectors of variant A's dense block, or
+a BIO tagger over predicate-marked input); not tried here for lack of time, nor ``win8``
+through the classifier (16x the rows).
 """
 
 from __future__ import annotations

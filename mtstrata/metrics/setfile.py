@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from mtstrata.errors import InputError, MtstrataError, UnknownNameError
+from mtstrata.errors import ConfigError, InputError, MtstrataError, UnknownNameError
 from mtstrata.registry import Registry
 
 
@@ -269,9 +269,7 @@ def check_members(levels: Mapping[str, Sequence[Norm]], path: str) -> None:
                 continue  # a set as a member: refused where the members are built
             try:
                 m = create(n.metric)
-            except (UnknownNameError, RecursionError):
-                continue  # a plugin's metric not installed: said when its scores are asked
-            except MtstrataError as e:
+            except ConfigError as e:
                 if n.metric.strip().lower().startswith("ext:"):
                     continue  # an external score file: read (and checked) with the data
                 # a known metric with parameters it cannot take is refused when the set is
@@ -279,6 +277,10 @@ def check_members(levels: Mapping[str, Sequence[Norm]], path: str) -> None:
                 raise InputError(f"member {n.metric!r} ({level} level) cannot be built: {e} "
                                  "Rebuild the set (mtstrata search --out) or fix the member's "
                                  "parameters (see `mtstrata list metrics`).", path) from None
+            except (MtstrataError, RecursionError):
+                # a plugin's metric not installed, a library or model missing here: said, with
+                # its own fix, when its scores are asked for (the set itself is fine)
+                continue
             own = getattr(m, "higher_is_better", None)
             if isinstance(own, bool) and own != n.higher_is_better:
                 raise InputError(f"member {n.metric!r} ({level} level) has higher_is_better "
