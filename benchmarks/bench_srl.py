@@ -11,17 +11,18 @@ each labeller's labelling time per sentence (the cost of roles on top of a parse
 passes (the first pays one-off costs such as memory growth), on the chosen part of the fixed
 document split (``--part``: the held-out part by default; ``all``, ``train``).
 
-**WMT** (``--wmt LPDIR ...``): segment-level Pearson and Kendall correlation of SR-Or(*) with
-the DA judgments of dev-corpus pairs (``../shared/data/wmt17_toen_da/<lp>``), per labeller.
+**WMT** (``--wmt LPDIR ...``): segment-level Pearson and Kendall correlation of SR-Or(*) (or
+each of ``--wmt-metrics``) with the DA judgments of dev-corpus pairs
+(``../shared/data/wmt17_toen_da/<lp>``), per labeller.
 
 **Hand-written sets** (``--gold-sets``): tests/data/srl_gold.txt (development set of the rules)
 and srl_gold_test.txt (written after the rules were frozen), scored the same way; their
 sentences are parsed from their tokens.
 
 Run: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_srl.py [--data DIR] [--labeller rules
-learned] [--part heldout|train|all] [--gold-sets]``. A labeller is a registered one (``rules``,
-``learned``) or ``module:Class`` (any class with ``name``, ``version`` and a batched
-``label(segments)``).
+learned contextual] [--part heldout|train|all] [--gold-sets] [--wmt LPDIR... [--wmt-metrics
+M...]]``. A labeller is a registered one (``rules``, ``learned``, ``contextual``) or
+``module:Class`` (any class with ``name``, ``version`` and a batched ``label(segments)``).
 """
 
 from __future__ import annotations
@@ -172,14 +173,16 @@ def main() -> None:
     ap.add_argument("--gold-sets", action="store_true", help="also the hand-written sets")
     ap.add_argument("--wmt", nargs="+", metavar="LPDIR", default=[],
                     help="also SR-Or(*) segment-level correlation on these dev-corpus pairs")
+    ap.add_argument("--wmt-metrics", nargs="+", metavar="METRIC", default=["SR-Or(*)"],
+                    help="the metrics of --wmt (default: SR-Or(*))")
     ap.add_argument("--no-propbank", action="store_true")
     a = ap.parse_args()
     if not a.no_propbank:
         propbank(a.labeller, a.part, a.data)
     if a.gold_sets:
         gold_sets(a.labeller)
-    if a.wmt:
-        wmt(a.labeller, a.wmt)
+    for metric in a.wmt_metrics if a.wmt else ():
+        wmt(a.labeller, a.wmt, metric)
 
 
 if __name__ == "__main__":

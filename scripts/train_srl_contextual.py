@@ -1,0 +1,260 @@
+"""Train the contextual role labeller (mtstrata.layers.srl.contextual) on gold PropBank data.
+
+Data, read in place (never copied into the repository):
+
+* the shared EWT development section, ``propbank_ewt/dev.jsonl`` (``--data``, else
+  ``$MTSTRATA_DATA``, else ``../shared/data``), split by document with the fixed rule of
+  ``scripts/srl_propbank.py`` (checked against the recorded held-out list): its training part
+  trains, its held-out part is only measured;
+* more gold (``--extra FILE...``; default the EWT training section that
+  ``scripts/srl_ewt_gold.py`` builds from the public PropBank and UD snapshots,
+  ``~/.cache/mtstrata/gold/propbank_ewt_train.jsonl``). A sentence of a document of the shared
+  file is refused (the held-out part must stay unseen).
+
+Every sentence is parsed from its gold tokens with the pinned spaCy model (the predicate
+classifier's features and the tagger's PTB tags are the parse's, as when labelling), and the
+pinned encoder gives its word states through the labeller's own code
+(:func:`mtstrata.layers.srl.contextual.word_states`). The predicate classifier is
+``scripts/train_srl.py``'s (same features, C, minimum counts) on all the training sentences;
+the tagger is trained with Adam (learning rate 1e-3, batches of 32 predicates of similar
+length, seed 0, :data:`EPOCHS` passes) on their verbal predicates (gold tag ``VB*``: what
+CoNLL-2005 scores), labels from the gold argument spans (``V``/``C-V`` left out, a role seen
+fewer than 3 times dropped, an argument overlapping an earlier one skipped).
+
+``--tune`` fits on the training sentences outside ``train_srl``'s tuning slice (a quarter of
+the shared file's training documents, by sha256) and prints, after each pass, the argument
+figures on that slice through the labeller's own path (predicted predicates): the number of
+passes was chosen there. Without ``--tune`` it trains on everything but the held-out part,
+writes ``mtstrata/data/srl_contextual.npz``, prints its sha256 (to pin in ``models.lock``) and
+the held-out figures (CoNLL-2005 style, ``scripts/srl_eval.py``).
+
+Reproducible bytes on one machine: one thread for torch and BLAS, torch's deterministic
+algorithms, a fixed seed, and the CPU kernels fixed at the AVX2 level (ATen's dispatch, oneDNN
+and MKL; OpenBLAS's Haswell kernels as in ``train_srl.py``), set before numpy and torch load.
+Not checked: other processors or library versions, which may sum in another order.
+
+Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl_contextual.py [--data DIR] [--extra FILE...]
+[--tune] [--epochs N] [--out PATH]`` (needs the emb extra and scikit-learn). About 20 minutes on
+one core of a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_v] = "1"
+if platform.machine() in ("x86_64", "AMD64"):
+    os.environ.update({"OPENBLAS_CORETYPE": "Haswell", "NPY_ENABLE_CPU_FEATURES": "X86_V3",
+                       "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2",
+                       "MKL_CBWR": "AVX2"})
+    os.environ.pop("NPY_DISABLE_CPU_FEATURES", None)
+
+import argparse  # noqa: E402
+import hashlib  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import srl_eval  # noqa: E402  (scripts/, beside this one)
+import srl_propbank as pb  # noqa: E402
+import train_srl  # noqa: E402
+
+from mtstrata import lock  # noqa: E402
+from mtstrata.errors import InputError  # noqa: E402
+from mtstrata.layers.srl import contextual as C  # noqa: E402
+from mtstrata.layers.srl.linear import save  # noqa: E402
+
+DEFAULT_EXTRA = Path.home() / ".cache" / "mtstrata" / "gold" / "propbank_ewt_train.jsonl"
+EPOCHS = 6  # chosen with --tune (module docstring)
+HIDDEN = 200
+BATCH = 32
+MIN_CLASS = 3
+
+
+def tag_set(sents: list[pb.PropBankSentence]) -> tuple[str, ...]:
+    counts = Counter(a.label for s in sents for f in s.frames if f.verbal for a in f.args
+                     if a.label not in srl_eval.NOT_ARGUMENTS)
+    roles = sorted(r for r, n in counts.items() if n >= MIN_CLASS)
+    return (C.OUTSIDE, *[f"{p}-{r}" for r in roles for p in ("B", "I")])
+
+
+def rows(sents, tags) -> list[tuple[int, int, np.ndarray]]:
+    """(sentence index, predicate, gold tag ids) of every verbal predicate."""
+    ids = {t: i for i, t in enumerate(tags)}
+    out = []
+    for k, s in enumerate(sents):
+        for f in s.frames:
+            if not f.verbal:
+                continue
+            y = np.zeros(len(s.tokens), np.int64)
+            for a in sorted(f.args, key=lambda a: (a.start, a.end)):
+                if f"B-{a.label}" not in ids or y[a.start:a.end].any():
+                    continue
+                y[a.start] = ids[f"B-{a.label}"]
+                y[a.start + 1:a.end] = ids[f"I-{a.label}"]
+            out.append((k, f.predicate, y))
+    return out
+
+
+def fit_tagger(torch, net, data, segs, states, pos_ids, epochs: int, on_epoch=None) -> None:
+    """Adam over batches of similar length, shuffled with a fixed seed (a run of N passes is
+    the first N passes of a longer one)."""
+    rng = np.random.default_rng(0)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    for epoch in range(epochs):
+        net.train()
+        t0 = time.perf_counter()
+        noise = rng.random(len(data)) * 4
+        order = sorted(range(len(data)), key=lambda j: (len(data[j][2]) + noise[j], j))
+        batches = [order[k:k + BATCH] for k in range(0, len(order), BATCH)]
+        rng.shuffle(batches)
+        total = 0.0
+        for b in batches:
+            arrays = C.inputs([states[data[j][0]] for j in b],
+                              [[t.xpos or "" for t in segs[data[j][0]].tokens] for j in b],
+                              [data[j][1] for j in b], pos_ids)
+            y = np.full(arrays[2].shape, -100, np.int64)
+            for r, j in enumerate(b):
+                y[r, :len(data[j][2])] = data[j][2]
+            out = net(*map(torch.from_numpy, arrays))
+            loss = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]),
+                                                     torch.from_numpy(y).reshape(-1),
+                                                     ignore_index=-100)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+            opt.step()
+            total += loss.item()
+        print(f"pass {epoch + 1}: loss {total / len(batches):.4f} "
+              f"({time.perf_counter() - t0:.0f} s)", flush=True)
+        if on_epoch is not None:
+            on_epoch(epoch + 1)
+
+
+def write(path: Path, predicate, net, tags, pos, meta, epochs: int) -> str:
+    extra = {f"tagger.{k}": v.detach().numpy().astype(np.float32)
+             for k, v in net.state_dict().items()}
+    meta = {**meta, "epochs": str(epochs), "format": C.FORMAT, "depth": str(C.DEPTH),
+            "hidden": str(HIDDEN), "tags": "\n".join(tags), "pos": "\n".join(pos)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save(str(path), {"predicate": predicate}, meta, extra)
+    return lock.sha256_of(path)
+
+
+def evaluate(path: Path, sents, segs) -> srl_eval.Counts:
+    """The figures of the model at ``path`` through the labeller's own code."""
+    models = C.load_models(path)
+    return srl_eval.score([s.verbal_frames() for s in sents], models.label(segs))
+
+
+def read_all(a) -> tuple[list, list, list]:
+    data = pb.data_path(a.data)
+    train_s, held_s = pb.split(pb.read(data))
+    if sorted({s.document for s in held_s}) != pb.read_held_out_ids():
+        sys.exit(f"the split differs from the recorded list {pb.held_out_file()}; refusing.")
+    shared_docs = {s.document for s in train_s} | {s.document for s in held_s}
+    extra = []
+    for f in a.extra:
+        if not Path(f).is_file():
+            sys.exit(f"train_srl_contextual: --extra {f} is missing; build it with "
+                     "`python scripts/srl_ewt_gold.py --propbank-release DIR --ud-ewt DIR`.")
+        more = pb.read(f)
+        clash = sorted({s.document for s in more} & shared_docs)
+        if clash:
+            sys.exit(f"train_srl_contextual: --extra {f} holds documents of the shared file "
+                     f"({clash[:3]}...); refusing (the held-out part must stay unseen).")
+        extra += more
+    return train_s, held_s, extra
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=None, metavar="PATH")
+    ap.add_argument("--extra", nargs="*", default=[str(DEFAULT_EXTRA)], metavar="FILE")
+    ap.add_argument("--out", type=Path, default=C.MODEL_FILE)
+    ap.add_argument("--tune", action="store_true")
+    ap.add_argument("--epochs", type=int, default=EPOCHS)
+    ap.add_argument("--snapshots", type=Path, default=None, metavar="DIR",
+                    help="also write the model after each pass (DIR/pass-N.npz: the bytes "
+                    "--epochs N writes)")
+    ap.add_argument("--no-heldout", action="store_true",
+                    help="write the model(s) without measuring them on the held-out part")
+    ap.add_argument("--evaluate", type=Path, default=None, metavar="MODEL",
+                    help="only measure MODEL on the held-out part")
+    ap.add_argument("--limit", type=int, default=None, metavar="N",
+                    help="the first N training and N/5 evaluation sentences (a smoke test)")
+    a = ap.parse_args()
+    import torch
+
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(0)
+    train_s, held_s, extra = read_all(a)
+    if a.evaluate:
+        held_g = pb.parse_tokens(pb.load_spacy(), [s.tokens for s in held_s])
+        print(f"{a.evaluate} (sha256 {lock.sha256_of(a.evaluate)}), held-out part:")
+        print("\n".join(evaluate(a.evaluate, held_s, held_g).table(min_gold=10)))
+        return
+    if a.tune:
+        def tuning(doc: str) -> bool:
+            return hashlib.sha256(("tune:" + doc).encode()).digest()[0] < 64
+        evl = [s for s in train_s if tuning(s.document)]
+        fit = [s for s in train_s if not tuning(s.document)] + extra
+    else:
+        fit, evl = list(train_s) + extra, list(held_s)
+    if a.limit:
+        fit, evl = fit[:a.limit], evl[:max(1, a.limit // 5)]
+    t0 = time.perf_counter()
+    nlp = pb.load_spacy()
+    fit_g = pb.parse_tokens(nlp, [s.tokens for s in fit])
+    evl_g = pb.parse_tokens(nlp, [s.tokens for s in evl])
+    enc = C.encoder()
+    states = C.word_states(enc, [s.tokens for s in fit])
+    print(f"{len(fit)} training sentences ({len(extra)} extra), {len(evl)} "
+          f"{'tuning' if a.tune else 'held-out'}; parsed and encoded in "
+          f"{time.perf_counter() - t0:.0f} s", flush=True)
+    predicate = train_srl.fit(train_srl.predicate_instances(fit, fit_g), train_srl.C_PREDICATE,
+                              train_srl.MIN_COUNT, 1)
+    tags = tag_set(fit)
+    pos = tuple(sorted({t.xpos or "" for g in fit_g for t in g.tokens}))
+    pos_ids = {t: i + 1 for i, t in enumerate(pos)}
+    data = rows(fit, tags)
+    net = C.tagger_network(torch, len(pos) + 1, len(tags), HIDDEN, enc.dim)
+    meta = {"data_sha256": " ".join(lock.sha256_of(Path(f))
+                                    for f in [pb.data_path(a.data), *a.extra]),
+            "split": f"held out: sha256(document)[:8] < {pb.HELD_OUT_SHARE} * 2**32",
+            "hyper": f"hidden={HIDDEN} batch={BATCH} adam lr=1e-3 seed=0"}
+    print(f"{len(data)} verbal predicates, {len(tags)} tags", flush=True)
+
+    def report(epoch: int) -> None:
+        if a.tune:
+            path = Path(f"/tmp/srl_contextual_tune_{epoch}.npz")
+            write(path, predicate, net, tags, pos, meta, epoch)
+            c = evaluate(path, evl, evl_g)
+            print(f"  tuning slice after {epoch}: arguments P/R/F1 "
+                  f"{'/'.join(f'{v:.3f}' for v in c.arguments())}, predicates F1 "
+                  f"{c.predicates()[2]:.3f}", flush=True)
+        elif a.snapshots:
+            path = a.snapshots / f"pass-{epoch}.npz"
+            print(f"  {path}: sha256 {write(path, predicate, net, tags, pos, meta, epoch)}")
+
+    fit_tagger(torch, net, data, fit_g, states, pos_ids, a.epochs, report)
+    if a.tune or a.no_heldout:
+        return
+    net.eval()
+    digest = write(a.out, predicate, net, tags, pos, meta, a.epochs)
+    print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.1f} MB) sha256 {digest}")
+    print("\nheld-out part:")
+    print("\n".join(evaluate(a.out, evl, evl_g).table(min_gold=10)))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except InputError as e:
+        print(f"train_srl_contextual: {e}", file=sys.stderr)
+        sys.exit(2)
