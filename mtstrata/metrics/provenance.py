@@ -113,20 +113,36 @@ def check_segment_level(spec: str, m: Metric) -> None:
                 "to print segment scores, or leave out --sentence-level.")
 
 
-def _key(sig: str) -> tuple[str, dict[str, str]]:
-    name, params, run = _sig.parse(sig)
-    facts = {k: v for k, v in run.items() if k not in IGNORED}
+def _key(sig: str, ignore: Iterable[str] = ()) -> tuple[str, dict[str, str]]:
+    """A full signature's name, and what computes its number as ``{key: value}``: each
+    parameter, each run fact but ``ignore`` and :data:`IGNORED`, the ``ann`` fact as one
+    entry per producer (``ann labeller``: the role labeller's signature)."""
+    value = _sig.Signature.parse(sig)
+    run = value.run
+    facts = {k: v for k, v in run.items() if k not in IGNORED and k not in ignore}
     facts[_sig.DEF_KEY] = _sig.definition_of(run)
-    return name, {**{f"param {k}": v for k, v in params.items()}, **facts}
+    if "ann" in facts:
+        try:
+            ann = _sig.Ann.parse(facts["ann"])
+        except ValueError:  # (not an ann mtstrata writes: compared as it is)
+            pass
+        else:
+            del facts["ann"]
+            seen: dict[str, int] = {}
+            for kind, producer in ann.parts:  # (plugin layers: "ann extra", "ann extra 2")
+                seen[kind] = seen.get(kind, 0) + 1
+                facts[f"ann {kind}" + (f" {seen[kind]}" if seen[kind] > 1 else "")] = producer
+    return value.name, {**{f"param {k}": v for k, v in value.params.items()}, **facts}
 
 
 def differences(saved: str, have: str, ignore: Iterable[str] = ()) -> list[str]:
     """How two full signatures differ in what computes the number (empty: the same
-    computation), leaving out the run facts ``ignore``: ``['def:1 -> def:2', 'ann: missing
-    -> spacy-...']``."""
-    (n1, a), (n2, b) = _key(saved), _key(have)
+    computation), leaving out the run facts ``ignore``, the ``ann`` fact compared producer
+    by producer: ``['def:1 -> def:2', 'ann labeller:srl-rules-3.conv2 -> ann
+    labeller:srl-learned-1...']``."""
+    (n1, a), (n2, b) = _key(saved, ignore), _key(have, ignore)
     out = [f"name {n1} -> {n2}"] if n1 != n2 else []
-    for k in sorted((set(a) | set(b)) - set(ignore)):
+    for k in sorted(set(a) | set(b)):
         if a.get(k) != b.get(k):
             out.append(f"{k}:{a.get(k, '(none)')} -> {k}:{b.get(k, '(none)')}")
     return out
