@@ -225,6 +225,26 @@ class Plan:
         prov = self._provider_of(layer)
         return prov.requires(layer) if prov is not None else default_requires(layer)
 
+    def extra_order(self, layers: Collection[Layer]) -> list[Layer]:
+        """The plugin layers among ``layers`` in the order a run computes them: each after the
+        plugin layers it reads (then by name). A cycle is refused (MissingLayerError)."""
+        depth: dict[Layer, int] = {}
+
+        def of(x: Layer, path: tuple[Layer, ...]) -> int:
+            if x in path:
+                raise MissingLayerError(
+                    "the plugin layers " + " -> ".join(str(y) for y in (*path, x)) + " read "
+                    "each other, so none can be computed first. Fix the needs of their "
+                    "providers (entry points mtstrata.layer_providers), or uninstall the "
+                    "plugin.")
+            if x not in depth:
+                ups = [r for r in self._requires(x) if kind_of(r) == "extra"]
+                depth[x] = 1 + max((of(r, (*path, x)) for r in ups), default=-1)
+            return depth[x]
+
+        mine = self.of_kind("extra", layers)
+        return sorted(mine, key=lambda x: (of(x, ()), x.value))
+
     def layers_for(self, layers: Collection[Layer]) -> frozenset[Layer]:
         """The annotator layers that produce ``layers`` (what the labeller reads included)."""
         return self.of_kind("annotator", self.closure(layers))
@@ -327,6 +347,7 @@ def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",
         embedder = EmbeddingProvider()
     p = Plan.of(None, (), lab, schemes, embedder if Plan.of_kind("embedder", want) else None)
     p = Plan({**p.providers, **extras}, schemes)
+    p.extra_order(extras)  # (refuses plugin layers that read each other)
     base = p.layers_for(want)
     if not base:
         return p
