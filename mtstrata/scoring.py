@@ -59,12 +59,9 @@ class Run:
         """The signature of metric ``i``'s segment scores: the run's signature of the metric
         whose ``score`` of one row they are (``segment_metric()``, e.g. BLEU's sentence BLEU
         says ``eff:yes``), with the same run facts; the corpus signature for most metrics."""
-        m = self.metrics[i]
-        seg = m.segment_metric()
-        if seg is m:
-            return self.signatures[i]
-        head = m.signature().rpartition("|version:")[0]
-        return self.signatures[i].replace(head, seg.signature().rpartition("|version:")[0], 1)
+        from mtstrata.metrics.provenance import segment_signature  # (a --sentence-level run's)
+
+        return segment_signature(self.metrics[i], self.signatures[i])
 
     def scores(self, *, sentence_level: bool = False, details: bool = False) -> list[Score]:
         return [

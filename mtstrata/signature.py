@@ -264,3 +264,95 @@ def definition_of(run: dict[str, str]) -> str:
 def add_run_facts(sig: str, **facts: str) -> str:
     """Insert run facts (``nrefs:2``, ``ann:...``) before the trailing version."""
     return Signature.parse(sig).with_run_facts(**facts).render()
+
+
+# ------------------------------------------------------------------------ the ann fact
+#: the kinds of producer of a layer, in the order a run computes them and an ``ann`` fact
+#: lists them (:data:`mtstrata.layers.contract.KINDS`)
+PROVIDER_KINDS = ("annotator", "labeller", "embedder", "extra")
+#: the head each labeller's and embedding model's signature starts with (its kind, read back)
+_KIND_HEADS = {"labeller": "srl-", "embedder": "emb-"}
+#: a plugin layer's signature starts ``NAME-`` (:class:`mtstrata.segment.ExtraLayer`): where a
+#: ``+`` followed by such a head (or by ``\\``) separates two producers
+_HEAD = re.compile(r"\\|[a-z0-9]+-")
+_ANY_ESCAPED = re.compile(r"\\(.)", re.S)
+
+
+def _escape_piece(kind: str, sig: str, first: bool) -> str:
+    """One producer's signature as an ``ann`` fact writes it: ``\\`` escaped, a ``+`` escaped
+    where it would read as a separator, and the first character escaped where the head would
+    name another kind (or, after a separator, where no head starts it)."""
+    out = []
+    for i, ch in enumerate(sig):
+        nxt = sig[i + 1:]
+        if ch == "\\" or (ch == "+" and (nxt[:1] in ("+", "\\") or _HEAD.match(nxt))):
+            out.append("\\")
+        out.append(ch)
+    text = "".join(out)
+    head = next((k for k, h in _KIND_HEADS.items() if sig.startswith(h)), None)
+    if text[:1] != "\\" and (head not in (None, kind) or (
+            kind == "annotator" and text.startswith("+")) or (
+            not first and kind == "extra" and not _HEAD.match(text))):
+        text = "\\" + text
+    return text
+
+
+@dataclass(frozen=True)
+class Ann:
+    """The ``ann`` run fact as a value: each producer of a number's layers as ``(kind,
+    signature)``, in the order of :data:`PROVIDER_KINDS` (the annotator first, then the role
+    labeller ``srl-...``, the embedding model ``emb-...``, plugin layers ``NAME-...``).
+
+    :meth:`render` joins the signatures with ``+``, as the ``ann`` fact always has; a ``+``
+    inside a signature (spaCy's ``tok2vec+tagger``) is a separator only when a producer's head
+    follows it (``srl-``, ``emb-``, a plugin layer's ``NAME-``), which no annotator's
+    component list has. ``\\`` escapes a ``+`` that would read as one, a first character whose
+    head would name another kind, and itself; an ``ann`` with no annotator whose first producer
+    is a plugin layer's starts with ``+``. Every ``ann`` mtstrata wrote before holds none of
+    these, so it renders byte for byte as it was, and :meth:`parse` reads it into its parts."""
+
+    parts: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        ranks = [PROVIDER_KINDS.index(k) if k in PROVIDER_KINDS else -1 for k, _ in self.parts]
+        for (kind, sig), rank in zip(self.parts, ranks, strict=True):
+            head = _KIND_HEADS.get(kind)
+            if rank < 0 or not sig or (head is not None and not sig.startswith(head)):
+                raise ValueError(f"not a producer of an ann fact: ({kind!r}, {sig!r}); a kind "
+                                 f"is one of {PROVIDER_KINDS}, a labeller's signature starts "
+                                 "'srl-', an embedding model's 'emb-'")
+        if ranks != sorted(ranks) or ranks.count(0) > 1:
+            raise ValueError(f"an ann fact lists its producers in the order {PROVIDER_KINDS}, "
+                             f"with one annotator at most: {self.parts!r}")
+
+    def render(self) -> str:
+        lead = "+" if self.parts and self.parts[0][0] == "extra" else ""
+        return lead + "+".join(_escape_piece(k, s, i == 0 and not lead)
+                               for i, (k, s) in enumerate(self.parts))
+
+    @classmethod
+    def parse(cls, text: str) -> Ann:
+        """The value of an ``ann`` fact (ValueError for text no value renders as)."""
+        if not text:
+            return cls()
+        annotated, start = not text.startswith("+"), 0 if not text.startswith("+") else 1
+        pieces, i = [], start
+        while i < len(text):
+            if text[i] == "\\":
+                i += 2
+                continue
+            if text[i] == "+" and i > start and _HEAD.match(text, i + 1):
+                pieces.append(text[start:i])
+                start = i + 1
+            i += 1
+        pieces.append(text[start:])
+        parts = []
+        for n, raw in enumerate(pieces):
+            kind = next((k for k, h in _KIND_HEADS.items() if raw.startswith(h)), None)
+            kind = kind or ("annotator" if n == 0 and annotated else "extra")
+            parts.append((kind, _ANY_ESCAPED.sub(r"\1", raw)))
+        return cls(tuple(parts))
+
+    def of_kind(self, kind: str) -> tuple[str, ...]:
+        """The signatures of the producers of ``kind``."""
+        return tuple(s for k, s in self.parts if k == kind)

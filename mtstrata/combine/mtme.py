@@ -39,6 +39,7 @@ import numpy as np
 
 from mtstrata import signature as _sig
 from mtstrata.errors import InputError
+from mtstrata.metrics.provenance import EXTERNAL, external_target, is_external  # noqa: F401
 from mtstrata.output import atomic_write, locked, tsv
 
 LEVELS = ("sys", "domain", "doc", "seg")
@@ -186,12 +187,12 @@ def read_manifest(directory: Path) -> dict[str, dict[str, str]]:
     return rows
 
 
-def _comparable(sig: str, with_ann: bool) -> str:
+def _comparable(sig: str, with_ann: bool) -> _sig.Signature:
     """A signature without its mtstrata ``version`` (and without ``ann`` unless asked): what
     must match for a file to be extended."""
-    parts = [p for p in sig.split("|") if not p.startswith("version:")
-             and (with_ann or not p.startswith("ann:"))]
-    return "|".join(parts)
+    value = _sig.Signature.parse(sig)
+    drop = {"version"} | (set() if with_ann else {"ann"})
+    return _sig.Signature(value.name, tuple(p for p in value.parts if p[0] not in drop))
 
 
 def check_existing(out_dir: str | os.PathLike[str], lp: str, stems: Sequence[str],
@@ -306,11 +307,6 @@ def _write_locked(d: Path, out_dir: str | os.PathLike[str], lp: str, run: object
     return paths
 
 
-EXTERNAL = "ext:"
-
-
-def is_external(spec: str) -> bool:
-    return spec.startswith(EXTERNAL)
 
 
 def external_scores(spec: str, lp: str, systems: Sequence[str], n_seg: int
@@ -326,7 +322,7 @@ def external_scores(spec: str, lp: str, systems: Sequence[str], n_seg: int
         InputError: no such file, several references to choose from, a system missing, a
             wrong number of segments.
     """
-    target = spec[len(EXTERNAL):]
+    target = external_target(spec)
     directory, _, name = target.rstrip("/").rpartition("/")
     d = Path(directory or ".") / lp
     if not name:

@@ -247,7 +247,8 @@ def _compute(p: Plan, work: _Work, keys: dict[Layer, str], cache: Cache | None,
             if cache is not None:
                 cache.put_layers(keys, rows)
         done.append(f"{len(work.embed)} texts embedded ({emb.target.signature})")
-    for layer, texts in work.extra.items():
+    for layer in p.extra_order(work.extra):  # (one may read another: it comes first)
+        texts = work.extra[layer]
         _extra_here(p, layer, texts, work.have, keys, cache)
         done.append(f"{len(texts)} texts given the {layer} layer ({p.signature({layer})})")
     return done

@@ -35,6 +35,7 @@ from mtstrata.layers.contract import (
 )
 from mtstrata.registry import Registry, parse_spec
 from mtstrata.segment import Frame, Layer, Segment
+from mtstrata.signature import Ann
 
 if TYPE_CHECKING:
     from mtstrata.layers.providers import Provider
@@ -157,9 +158,10 @@ class Plan:
 
     @property
     def producers(self) -> tuple[LayerProvider, ...]:
-        """The distinct providers of the plan, in the order of :data:`KINDS`."""
+        """The distinct providers of the plan, in the order of :data:`KINDS`, and by name within
+        a kind (plugin layers: the order their providers were built in is a set's)."""
         seen = list({id(p): p for p in self.providers.values()}.values())
-        return tuple(sorted(seen, key=lambda p: KINDS.index(p.kind)))
+        return tuple(sorted(seen, key=lambda p: (KINDS.index(p.kind), p.name)))
 
     def by_kind(self, kind: str) -> LayerProvider | None:
         """The plan's provider of that kind (None: the plan has none)."""
@@ -223,6 +225,26 @@ class Plan:
         prov = self._provider_of(layer)
         return prov.requires(layer) if prov is not None else default_requires(layer)
 
+    def extra_order(self, layers: Collection[Layer]) -> list[Layer]:
+        """The plugin layers among ``layers`` in the order a run computes them: each after the
+        plugin layers it reads (then by name). A cycle is refused (MissingLayerError)."""
+        depth: dict[Layer, int] = {}
+
+        def of(x: Layer, path: tuple[Layer, ...]) -> int:
+            if x in path:
+                raise MissingLayerError(
+                    "the plugin layers " + " -> ".join(str(y) for y in (*path, x)) + " read "
+                    "each other, so none can be computed first. Fix the needs of their "
+                    "providers (entry points mtstrata.layer_providers), or uninstall the "
+                    "plugin.")
+            if x not in depth:
+                ups = [r for r in self._requires(x) if kind_of(r) == "extra"]
+                depth[x] = 1 + max((of(r, (*path, x)) for r in ups), default=-1)
+            return depth[x]
+
+        mine = self.of_kind("extra", layers)
+        return sorted(mine, key=lambda x: (of(x, ()), x.value))
+
     def layers_for(self, layers: Collection[Layer]) -> frozenset[Layer]:
         """The annotator layers that produce ``layers`` (what the labeller reads included)."""
         return self.of_kind("annotator", self.closure(layers))
@@ -257,11 +279,17 @@ class Plan:
         ``ann`` signature fact: each provider's signature for exactly the layers of the
         closure it assigns, in the order of :data:`KINDS` (the annotator's names library,
         model, components and mtstrata's conversion version; then the role labeller's
-        ``+srl-...`` and the embedding model's ``+emb-...``). One number has one signature
-        whatever else ran beside it."""
+        ``+srl-...``, the embedding model's ``+emb-...`` and plugin layers' ``+NAME-...``),
+        rendered by :class:`mtstrata.signature.Ann`. One number has one signature whatever else
+        ran beside it."""
+        return self.ann(layers).render()
+
+    def ann(self, layers: Collection[Layer] | None = None) -> Ann:
+        """:meth:`signature` as a value (:class:`mtstrata.signature.Ann`): each producer's
+        kind and signature, which :meth:`~mtstrata.signature.Ann.parse` reads back."""
         want = self.closure(self.layers if layers is None else layers)
-        return "+".join(p.signature(mine) for p in self.producers
-                        if (mine := self.of_kind(p.kind, want)))
+        return Ann(tuple((p.kind, p.signature(mine)) for p in self.producers
+                         if (mine := self.of_kind(p.kind, want))))
 
     def schemes_of(self, layers: Collection[Layer]) -> dict[Layer, str]:
         """The label scheme of each labelled layer among ``layers``."""
@@ -319,6 +347,7 @@ def plan(layers: Collection[Layer], annotator: Annotator | str = "spacy",
         embedder = EmbeddingProvider()
     p = Plan.of(None, (), lab, schemes, embedder if Plan.of_kind("embedder", want) else None)
     p = Plan({**p.providers, **extras}, schemes)
+    p.extra_order(extras)  # (refuses plugin layers that read each other)
     base = p.layers_for(want)
     if not base:
         return p

@@ -35,11 +35,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from mtstrata.segment import ExtraLayer, Layer
+from mtstrata.signature import PROVIDER_KINDS
 
 #: the kinds of producer, in the order a run computes them (a labeller reads what the
 #: annotator gives; the embedding model reads raw text; a plugin layer's provider reads what
 #: the others gave): signatures list them in this order
-KINDS = ("annotator", "labeller", "embedder", "extra")
+KINDS = PROVIDER_KINDS
 #: the kind of producer that assigns a layer (every other layer: the annotator)
 _KIND = {Layer.SRL: "labeller", Layer.EMB: "embedder"}
 #: the layers the rule and learned labellers read (what a plan assumes of a labeller it has not
@@ -263,7 +264,8 @@ class LabellerProvider(_Adapter):
 class EmbedderProvider(_Adapter):
     """The sentence-embedding model: assigns ``emb`` from raw text; its signature names the
     model, its weights and the pooling code
-    (:attr:`mtstrata.layers.embedding.ModelInfo.signature`)."""
+    (:attr:`mtstrata.layers.embedding.ModelInfo.signature`), and starts ``emb-`` (prefixed to
+    another model's that does not), so that the ``ann`` fact reads its kind back."""
 
     kind: ClassVar[str] = "embedder"
 
@@ -279,7 +281,8 @@ class EmbedderProvider(_Adapter):
         return frozenset()
 
     def signature(self, layers: frozenset[Layer]) -> str:
-        return released(self.target, self.target.signature)
+        sig = str(self.target.signature)
+        return released(self.target, sig if sig.startswith("emb-") else f"emb-{sig}")
 
 
 @dataclass(frozen=True)

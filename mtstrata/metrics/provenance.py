@@ -31,6 +31,21 @@ from mtstrata.segment import Layer
 IGNORED = frozenset({"version", "v", "nrefs"})
 
 
+#: the prefix of an external metric's spec, ``ext:DIR/NAME`` (scores read from files)
+EXTERNAL = "ext:"
+
+
+def is_external(spec: str) -> bool:
+    """Whether ``spec`` names external scores, however it is spaced or cased (``ext:``,
+    `` EXT:``): the one rule of sets, their checks and ``meta``."""
+    return spec.strip().lower().startswith(EXTERNAL)
+
+
+def external_target(spec: str) -> str:
+    """``DIR/NAME`` of an external spec (what follows ``ext:``)."""
+    return spec.strip()[len(EXTERNAL):]
+
+
 def plan_for(members: Iterable[Metric], options: Any = None) -> Any:
     """The annotation plan a run of ``members`` would use with ``options``
     (``mtstrata.layers.AnnotationOptions``; None: the defaults), or None when no member needs
@@ -57,22 +72,23 @@ def full_signature(m: Metric, plan: Any) -> str:
 
 def segment_signature(m: Metric, sig: str) -> str:
     """The signature of ``m``'s segment scores, given ``sig``, that of its corpus score (the
-    metric's own or a run's, with its run facts): ``sig`` with the parameters of
-    ``m.segment_metric()`` where they differ (BLEU's segment scores are sentence BLEU,
-    ``eff:yes``); ``sig`` itself for a metric whose segment scores are its own."""
+    metric's own or a run's, with its run facts): ``sig`` with the name, parameters and facts
+    of ``m.segment_metric()``'s own signature in place of ``m``'s (BLEU's segment scores are
+    sentence BLEU, ``eff:yes``), its run facts kept; ``sig`` itself for a metric whose segment
+    scores are its own."""
     seg = m.segment_metric()
     if seg is m:
         return sig
-    own = dict(_sig.to_keys(type(m), m.params()))  # type: ignore[attr-defined]
-    new = dict(_sig.to_keys(type(seg), seg.params()))
-    out = sig
-    for key, value in new.items():
-        if own.get(key) != value:
-            old = f"|{key}:{own.get(key)}|"
-            if old not in out:
-                raise ValueError(f"{sig!r} is not a signature of {m.signature()!r}")
-            out = out.replace(old, f"|{key}:{value}|", 1)
-    return out
+    value, own, new = (_sig.Signature.parse(x) for x in (sig, m.signature(), seg.signature()))
+    head = _without_version(own.parts)
+    if value.name != own.name or value.parts[:len(head)] != head:
+        raise ValueError(f"{sig!r} is not a signature of {m.signature()!r}")
+    return _sig.Signature(new.name, (*_without_version(new.parts),
+                                     *value.parts[len(head):])).render()
+
+
+def _without_version(parts: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    return parts[:-1] if parts and parts[-1][0] == "version" else parts
 
 
 def check_segment_level(spec: str, m: Metric) -> None:
@@ -97,17 +113,34 @@ def check_segment_level(spec: str, m: Metric) -> None:
                 "to print segment scores, or leave out --sentence-level.")
 
 
-def _key(sig: str) -> tuple[str, dict[str, str]]:
-    name, params, run = _sig.parse(sig)
-    facts = {k: v for k, v in run.items() if k not in IGNORED}
+def _key(sig: str, ignore: Iterable[str] = ()) -> tuple[str, dict[str, str]]:
+    """A full signature's name, and what computes its number as ``{key: value}``: each
+    parameter, each run fact but ``ignore`` and :data:`IGNORED`, the ``ann`` fact as one
+    entry per producer (``ann labeller``: the role labeller's signature)."""
+    value = _sig.Signature.parse(sig)
+    run = value.run
+    facts = {k: v for k, v in run.items() if k not in IGNORED and k not in ignore}
     facts[_sig.DEF_KEY] = _sig.definition_of(run)
-    return name, {**{f"param {k}": v for k, v in params.items()}, **facts}
+    if "ann" in facts:
+        try:
+            ann = _sig.Ann.parse(facts["ann"])
+        except ValueError:  # (not an ann mtstrata writes: compared as it is)
+            pass
+        else:
+            del facts["ann"]
+            seen: dict[str, int] = {}
+            for kind, producer in ann.parts:  # (plugin layers: "ann extra", "ann extra 2")
+                seen[kind] = seen.get(kind, 0) + 1
+                facts[f"ann {kind}" + (f" {seen[kind]}" if seen[kind] > 1 else "")] = producer
+    return value.name, {**{f"param {k}": v for k, v in value.params.items()}, **facts}
 
 
-def differences(saved: str, have: str) -> list[str]:
+def differences(saved: str, have: str, ignore: Iterable[str] = ()) -> list[str]:
     """How two full signatures differ in what computes the number (empty: the same
-    computation): ``['def:1 -> def:2', 'ann: missing -> spacy-...']``."""
-    (n1, a), (n2, b) = _key(saved), _key(have)
+    computation), leaving out the run facts ``ignore``, the ``ann`` fact compared producer
+    by producer: ``['def:1 -> def:2', 'ann labeller:srl-rules-3.conv2 -> ann
+    labeller:srl-learned-1...']``."""
+    (n1, a), (n2, b) = _key(saved, ignore), _key(have, ignore)
     out = [f"name {n1} -> {n2}"] if n1 != n2 else []
     for k in sorted(set(a) | set(b)):
         if a.get(k) != b.get(k):
@@ -140,7 +173,7 @@ def check_members(specs: Sequence[str], members: Sequence[Metric], saved: Any, w
             raise ConfigError(
                 f"the metric set {where} records no signature of its member {spec!r}; rebuild "
                 "it with `mtstrata search --out`, which records every member's.")
-        if m.requires and "|ann:" not in want:
+        if m.requires and "ann" not in _sig.Signature.parse(want).run:
             raise ConfigError(
                 f"the metric set {where} records no annotator or role labeller for its member "
                 f"{spec!r} ({want!r}: a set of mtstrata before 0.2.0, or one recorded before "
@@ -150,8 +183,7 @@ def check_members(specs: Sequence[str], members: Sequence[Metric], saved: Any, w
                 "are unchanged, re-record it with `python scripts/record_sets.py SET.json "
                 "--verify LPDIR...` (the pairs it was fitted on).")
         have = full_signature(m, plan) if annotated else m.signature()
-        diff = differences(want, have) if annotated else [
-            d for d in differences(want, have) if not d.startswith("ann:")]
+        diff = differences(want, have, () if annotated else ("ann",))
         if diff:
             raise ConfigError(
                 f"the metric set {where} was built with member {spec!r} as {want!r}; this "
@@ -170,10 +202,10 @@ def build_members(specs: Sequence[str], where: str) -> tuple[Metric, ...]:
 
     out = []
     for spec in specs:
-        if spec.strip().lower().startswith("ext:") or is_set_spec(spec):
+        if is_external(spec) or is_set_spec(spec):
             raise ConfigError(
                 f"the metric set {where} names {spec!r}, which is "
-                + ("external scores" if spec.strip().lower().startswith("ext:") else
+                + ("external scores" if is_external(spec) else
                    "a metric set") + ", not a metric a set computes as its member (nested sets "
                 "would be computed recursively, a set naming itself without end; external "
                 "scores are read only by `mtstrata meta`). Build the set from mtstrata metrics "

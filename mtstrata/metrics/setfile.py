@@ -24,6 +24,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from mtstrata.errors import ConfigError, InputError, MtstrataError, UnknownNameError
+from mtstrata.metrics.provenance import is_external
 from mtstrata.registry import Registry
 
 
@@ -270,7 +271,7 @@ def check_members(levels: Mapping[str, Sequence[Norm]], path: str) -> None:
             try:
                 m = create(n.metric)
             except ConfigError as e:
-                if n.metric.strip().lower().startswith("ext:"):
+                if is_external(n.metric):
                     continue  # an external score file: read (and checked) with the data
                 # a known metric with parameters it cannot take is refused when the set is
                 # read, as scoring with it would be (never loaded here, refused there)

@@ -54,7 +54,7 @@ from mtstrata import signature as _sig
 from mtstrata.errors import ConfigError, UnknownNameError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import Metric, MetricBase, code_facts
-from mtstrata.metrics.provenance import build_members, check_members, plan_for
+from mtstrata.metrics.provenance import build_members, check_members, is_external, plan_for
 from mtstrata.metrics.setfile import Combiner, load_set
 from mtstrata.registry import Registry
 from mtstrata.segment import Layer, Segment
@@ -317,7 +317,7 @@ def check_set(combiner: Combiner, path: str | Path, options: Any = None) -> None
     the run's annotation ``options``. External members (``ext:``, scores read from files) are
     not computed here, and a nested set checks its own members when it is computed."""
     specs = [s for s in combiner.metrics
-             if not (s.strip().lower().startswith("ext:") or is_set_spec(s))]
+             if not (is_external(s) or is_set_spec(s))]
     members = build_members(specs, str(path))
     check_members(specs, members, _saved(combiner), str(path), plan_for(members, options))
 
