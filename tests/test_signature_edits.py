@@ -97,3 +97,10 @@ def test_meta_reads_an_external_metric_however_its_prefix_is_cased(tmp_path, cap
         got[prefix] = json.loads(capsys.readouterr().out)
     assert {r["metric"] for r in got["EXT:"]} == {"BLEU", "ext:chrF"}
     assert got["EXT:"] == got["ext:"]
+
+
+def test_external_name_reads_ext_by_the_one_rule() -> None:
+    from mtstrata.combine.names import external_name
+
+    for spec in ("ext:d/COMET", " EXT:d/COMET ", "Ext:d/sub/COMET/"):
+        assert external_name(spec) == "ext:COMET"

@@ -34,8 +34,11 @@ def canonical_name(metric: object) -> str:
 
 
 def external_name(spec: str) -> str:
-    """``ext:DIR/NAME`` -> ``ext:NAME`` (the directory goes into the signature)."""
-    return "ext:" + spec[len("ext:"):].rstrip("/").rpartition("/")[2]
+    """``ext:DIR/NAME`` -> ``ext:NAME`` (the directory goes into the signature); ``ext:`` read
+    by the one rule of :func:`mtstrata.metrics.provenance.is_external` (spaces, case)."""
+    from mtstrata.metrics.provenance import external_target
+
+    return "ext:" + external_target(spec).rstrip("/").rpartition("/")[2]
 
 
 def _sha256(path: str | os.PathLike[str]) -> str:
