@@ -73,7 +73,32 @@ def run(name: str, labeller: Any, segs: list[Segment], gold: list[tuple[Frame, .
           + f": annotation with roles costs {1 + max(t / p for t, p in zip(times, parse_ms)):.2f}x"
             " annotation without (worse pass)")
     print("\n".join(counts.table(min_gold=10)))
+    lo, hi = srl_eval.f1_interval(gold, predicted)
+    print(f"argument F1 95% interval (bootstrap over sentences, 1000, seed 12345): "
+          f"[{lo:.3f}, {hi:.3f}]")
+    missed = beyond_the_parse(segs, gold)
+    found = {(k, f.predicate, a.start, a.end, a.label) for k, fs in enumerate(predicted)
+             for f in fs for a in f.args} & missed
+    print(f"gold arguments no candidate of the parse covers (tree.candidate_tuples): "
+          f"{len(missed)}; labelled exactly: {len(found)}")
     return counts
+
+
+def beyond_the_parse(segs: list[Segment], gold: list[tuple[Frame, ...]]
+                     ) -> set[tuple[int, int, int, int, str]]:
+    """(sentence, predicate, start, end, role) of the gold arguments whose span no subtree
+    candidate of the learned labeller (:func:`mtstrata.layers.srl.tree.candidate_tuples`)
+    gives: what a labeller bound to the parse's subtrees cannot label."""
+    from mtstrata.layers.srl.tree import Tree, candidate_tuples
+
+    out = set()
+    for k, (seg, frames) in enumerate(zip(segs, gold, strict=True)):
+        tree = Tree(seg)
+        for f in frames:
+            have = {(lo, hi) for _, lo, hi, _, _ in candidate_tuples(tree, f.predicate)}
+            out |= {(k, f.predicate, a.start, a.end, a.label) for a in f.args
+                    if a.label not in srl_eval.NOT_ARGUMENTS and (a.start, a.end) not in have}
+    return out
 
 
 def timed_parse(nlp: Any, tokens: list[tuple[str, ...]]

@@ -102,7 +102,10 @@ def test_a_lexicon_entry_moves_both_labellers(scratch):
           '"move relocate shift sentence return donate")}, "give": {"to": "A3"},')
     _edit(scratch, "layers/srl/lexicon.py", '"invest": {"in": "A2"}', '"invest": {"in": "A3"}')
     moved = _moved(scratch)
-    assert set(moved) == {"labeller:rules", "labeller:learned"}, sorted(moved)
+    # the contextual labeller runs the learned one's predicate classifier (and imports it)
+    assert set(moved) == {"labeller:rules", "labeller:learned", "labeller:contextual"}, \
+        sorted(moved)
+    assert "FORMAT in mtstrata/layers/srl/contextual.py" in moved["labeller:contextual"]
     msg = moved["labeller:learned"]
     assert "mtstrata.layers.srl.lexicon" in msg and "provenance.lock" in msg
     assert "REVISION in mtstrata/layers/srl/learned.py" in msg
@@ -113,7 +116,8 @@ def test_a_lexicon_entry_moves_both_labellers(scratch):
 def test_one_line_of_the_rules_moves_the_learned_labeller(scratch):
     _edit(scratch, "layers/srl/rules.py", 'subj_role = "A1" if unaccusative else "A0"',
           'subj_role = "A0"')
-    assert set(_moved(scratch)) == {"labeller:rules", "labeller:learned"}
+    assert set(_moved(scratch)) == {"labeller:rules", "labeller:learned",
+                                     "labeller:contextual"}
 
 
 def test_a_metric_constant_moves_the_metrics_of_its_module(scratch):

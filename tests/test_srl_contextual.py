@@ -132,6 +132,31 @@ def test_decode_follows_bio() -> None:
     assert [(s.start, s.end, s.label) for s in C.decode(lp, TAGS, 0)] == [(1, 3, "A1")]
 
 
+# ----------------------------------------------------------------------------- syntax symbols
+def test_syntax_names_each_words_branch_off_the_predicates_chain() -> None:
+    from mtstrata.layers.srl.tree import Tree
+
+    # The board approved the plan on Monday .   (approved = 2, root)
+    tree = Tree(parse(CASES[0][0]))
+    sym = C.syntax(tree, 2)
+    assert sym["pos"] == ["DT", "NN", "VBD", "DT", "NN", "IN", "NNP", "."]
+    assert sym["dep"][:3] == ["det", "nsubj", "root"]
+    assert sym["branch"] == ["0:nsubj", "0:nsubj^", "chain0", "0:dobj", "0:dobj^", "0:prep^",
+                             "0:prep", "0:punct^"]
+    # for "plan" (4) as predicate, "approved" is its head (level 1)
+    assert C.syntax(tree, 4)["branch"][:5] == ["1:nsubj", "1:nsubj^", "chain1", "0:det^",
+                                               "chain0"]
+
+
+def test_syntax_on_a_cyclic_tree_terminates() -> None:
+    from mtstrata.layers.srl.tree import Tree
+
+    seg = Segment.from_words("prices rose sharply", lemmas=["price", "rise", "sharply"],
+                             upos=["NOUN", "VERB", "ADV"], xpos=["NNS", "VBD", "RB"],
+                             heads=[2, 3, 2], deprels=["nsubj", "conj", "advmod"])
+    assert len(C.syntax(Tree(seg), 1)["branch"]) == 3
+
+
 # ----------------------------------------------------------------------------- labelling
 def _check(seg: Segment, frames) -> None:
     n = len(seg.tokens)

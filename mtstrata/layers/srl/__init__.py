@@ -1,13 +1,17 @@
-"""Semantic roles: the two labellers of the ``srl`` layer and what they are built from.
+"""Semantic roles: the three labellers of the ``srl`` layer and what they are built from.
 
 * :mod:`~mtstrata.layers.srl.rules` (with the word lists of
   :mod:`~mtstrata.layers.srl.lexicon`): PropBank-style rules over the dependency parse;
   registered as ``--srl rules`` by :mod:`~mtstrata.layers.srl.rule_labeller`.
-* :mod:`~mtstrata.layers.srl.learned` (``--srl learned``): two linear classifiers
+* :mod:`~mtstrata.layers.srl.learned` (``--srl learned``, the default): two linear classifiers
   (:mod:`~mtstrata.layers.srl.linear`) over the candidates and features of
   :mod:`~mtstrata.layers.srl.features`.
+* :mod:`~mtstrata.layers.srl.contextual` (``--srl contextual``, needs the emb extra): the
+  learned predicate classifier and a predicate-marked tagger over the pinned sentence
+  encoder's word vectors.
 
-Training and evaluation tools are not part of the package: ``scripts/train_srl.py`` (training),
+Training and evaluation tools are not part of the package: ``scripts/train_srl.py`` and
+``scripts/train_srl_contextual.py`` (training), ``scripts/srl_ewt_gold.py`` (more gold data),
 ``scripts/srl_propbank.py`` (the gold PropBank data, read from where the caller says),
 ``scripts/srl_eval.py`` and ``scripts/srl_gold.py`` (scoring against gold frames), and
 ``benchmarks/bench_srl.py``.

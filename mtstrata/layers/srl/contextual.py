@@ -10,8 +10,10 @@ PropBank and UD snapshots, the EWT training section: ``scripts/srl_ewt_gold.py``
 2. **arguments**: for each predicate, a BIO tagger over the sentence's words. A word's input is
    a learned mix of the hidden states 0..:data:`DEPTH` of the pinned sentence encoder (the emb
    layer's all-MiniLM-L6-v2; the mean of the word's pieces), the predicate's own vector, a
-   predicate marker and the word's PTB tag; two bidirectional LSTM layers and a softmax per
-   word; decoding is the best BIO sequence (an ``I-`` only continues its role) with the
+   predicate marker, and three symbols of the parse (:func:`syntax`): the word's PTB tag, its
+   dependency relation, and its branch off the chain from the predicate up to the root (the
+   relation of the dependent it hangs under, and how far up); two bidirectional LSTM layers
+   and a softmax per word; decoding is the best BIO sequence (an ``I-`` only continues its role) with the
    predicate's own word outside every argument. Any contiguous span can be an argument: none
    is lost because no subtree of the parse covers it (the learned labeller's candidates miss
    about 12% of the gold arguments).
@@ -157,8 +159,37 @@ def _forward(enc: Any, pieces: Sequence[list[int]], width: int) -> np.ndarray:
         return torch.stack(states).float().numpy()
 
 
-def tagger_network(torch: Any, n_pos: int, n_tags: int, hidden: int, dim: int) -> Any:
-    """The tagger (module docstring, 2.) as a torch module; training builds the same one."""
+#: the word-level symbols the tagger embeds beside the vectors, with their sizes: the PTB tag,
+#: the dependency relation, and the word's branch off the predicate's chain of heads
+#: (:func:`syntax`)
+SYMBOLS = (("pos", 32), ("dep", 16), ("branch", 32))
+
+
+def syntax(tree: Any, p: int) -> dict[str, list[str]]:
+    """Each word's symbols for predicate ``p``: its PTB tag, its relation, and its branch: a word
+    on the chain from ``p`` up to the root is ``chainK`` (K its level, 0 = ``p``, capped at 3);
+    another word hangs under the chain through a dependent ``b`` of a chain word of level K:
+    ``K:<relation of b>``, with ``^`` when the word is ``b`` itself (the head of that
+    constituent); a word reaching no chain word (a broken tree) is ``none``."""
+    chain = [p, *tree.ancestors(p)]
+    level = {x: min(j, 3) for j, x in enumerate(chain)}
+    branch = []
+    for i in range(tree.n):
+        if i in level:
+            branch.append(f"chain{level[i]}")
+            continue
+        x, prev, steps = i, i, 0
+        while x not in level and 0 <= x < tree.n and steps <= tree.n:
+            prev, x, steps = x, tree.head[x], steps + 1
+        branch.append(f"{level[x]}:{tree.dep[prev]}{'^' if prev == i else ''}" if x in level
+                      else "none")
+    return {"pos": list(tree.tag), "dep": list(tree.dep), "branch": branch}
+
+
+def tagger_network(torch: Any, sizes: dict[str, int], n_tags: int, hidden: int,
+                   dim: int) -> Any:
+    """The tagger (module docstring, 2.) as a torch module; training builds the same one.
+    ``sizes``: the vocabulary size (unknown included) of each of :data:`SYMBOLS`."""
     nn = torch.nn
 
     class Tagger(nn.Module):
@@ -168,19 +199,22 @@ def tagger_network(torch: Any, n_pos: int, n_tags: int, hidden: int, dim: int) -
             self.word = nn.Linear(dim, 256)
             self.pred = nn.Linear(dim, 128)
             self.marker = nn.Embedding(2, 32)
-            self.pos = nn.Embedding(n_pos, 32)
-            self.lstm = nn.LSTM(256 + 128 + 64, hidden, num_layers=2, bidirectional=True,
+            self.symbols = nn.ModuleList([nn.Embedding(sizes[k], d) for k, d in SYMBOLS])
+            width = 256 + 128 + 32 + sum(d for _, d in SYMBOLS)
+            self.lstm = nn.LSTM(width, hidden, num_layers=2, bidirectional=True,
                                 batch_first=True, dropout=0.2)
             self.drop = nn.Dropout(0.2)
             self.out = nn.Linear(2 * hidden, n_tags)
 
-        def forward(self, states: Any, pred: Any, marker: Any, pos: Any, lengths: Any) -> Any:
-            """Scores ``(batch, words, tags)``; ``states`` ``(batch, DEPTH + 1, words, dim)``."""
+        def forward(self, states: Any, pred: Any, marker: Any, symbols: Any,
+                    lengths: Any) -> Any:
+            """Scores ``(batch, words, tags)``; ``states`` ``(batch, DEPTH + 1, words, dim)``,
+            ``symbols`` ``(batch, len(SYMBOLS), words)`` ids."""
             x = (states * torch.softmax(self.mix, 0)[None, :, None, None]).sum(1)
             h = torch.tanh(self.word(x))
             pv = torch.tanh(self.pred(x[torch.arange(len(pred)), pred]))
             z = torch.cat([h, pv[:, None].expand(-1, h.shape[1], -1), self.marker(marker),
-                           self.pos(pos)], -1)
+                           *[e(symbols[:, k]) for k, e in enumerate(self.symbols)]], -1)
             packed = nn.utils.rnn.pack_padded_sequence(self.drop(z), lengths, batch_first=True,
                                                        enforce_sorted=False)
             o, _ = self.lstm(packed)
@@ -190,21 +224,22 @@ def tagger_network(torch: Any, n_pos: int, n_tags: int, hidden: int, dim: int) -
     return Tagger()
 
 
-def inputs(states: Sequence[np.ndarray], tags: Sequence[Sequence[str]], preds: Sequence[int],
-           pos_ids: dict[str, int]) -> tuple[np.ndarray, ...]:
-    """One batch of (text, predicate) rows as arrays: states, predicate, marker, PTB tag ids,
-    lengths (padding: zeros; an unknown tag is id 0)."""
+def inputs(states: Sequence[np.ndarray], symbols: Sequence[dict[str, list[str]]],
+           preds: Sequence[int], vocab: dict[str, dict[str, int]]) -> tuple[np.ndarray, ...]:
+    """One batch of (text, predicate) rows as arrays: states, predicate, marker, symbol ids
+    (:func:`syntax`; an unknown symbol is id 0), lengths (padding: zeros)."""
     n = max(s.shape[1] for s in states)
     rows = len(states)
     x = np.zeros((rows, DEPTH + 1, n, states[0].shape[2]), np.float32)
     marker = np.zeros((rows, n), np.int64)
-    pos = np.zeros((rows, n), np.int64)
+    ids = np.zeros((rows, len(SYMBOLS), n), np.int64)
     lengths = np.array([s.shape[1] for s in states], np.int64)
-    for b, (s, t, p) in enumerate(zip(states, tags, preds, strict=True)):
+    for b, (s, sym, p) in enumerate(zip(states, symbols, preds, strict=True)):
         x[b, :, :s.shape[1]] = s
         marker[b, p] = 1
-        pos[b, :len(t)] = [pos_ids.get(tag, 0) for tag in t]
-    return x, np.asarray(preds, np.int64), marker, pos, lengths
+        for k, (name, _) in enumerate(SYMBOLS):
+            ids[b, k, :s.shape[1]] = [vocab[name].get(v, 0) for v in sym[name]]
+    return x, np.asarray(preds, np.int64), marker, ids, lengths
 
 
 def decode(logp: np.ndarray, tags: Sequence[str], predicate: int) -> tuple[Span, ...]:
@@ -250,9 +285,10 @@ class Models:
         self._yes = predicate.classes.index("1")
         self._encoder = PredicateEncoder(predicate.vocabulary)
         self.tags = tuple(meta["tags"].split("\n"))
-        self.pos_ids = {t: i + 1 for i, t in enumerate(meta["pos"].split("\n"))}
-        self.net = tagger_network(torch, len(self.pos_ids) + 1, len(self.tags),
-                                  int(meta["hidden"]), enc.dim)
+        self.vocab = {k: {v: i + 1 for i, v in enumerate(meta[f"vocab_{k}"].split("\n"))}
+                      for k, _ in SYMBOLS}
+        self.net = tagger_network(torch, {k: len(v) + 1 for k, v in self.vocab.items()},
+                                  len(self.tags), int(meta["hidden"]), enc.dim)
         state = {k[len("tagger."):]: torch.from_numpy(v) for k, v in arrays.items()
                  if k.startswith("tagger.")}
         self.net.load_state_dict(state)
@@ -274,12 +310,13 @@ class Models:
         states = word_states(self.enc, [[t.form for t in s.tokens] for s in segments])
         out = []
         for seg, st in zip(segments, states, strict=True):
-            preds = self.predicates(learned._tree(seg)) if seg.tokens else []
+            tree = learned._tree(seg) if seg.tokens else None
+            preds = self.predicates(tree) if tree is not None else []
             if not preds:
                 out.append(())
                 continue
-            tags = [t.xpos or "" for t in seg.tokens]
-            arrays = inputs([st] * len(preds), [tags] * len(preds), preds, self.pos_ids)
+            arrays = inputs([st] * len(preds), [syntax(tree, p) for p in preds], preds,
+                            self.vocab)
             with torch.inference_mode():
                 logp = torch.log_softmax(self.net(*map(torch.from_numpy, arrays)), -1).numpy()
             out.append(tuple(Frame(p, decode(logp[b], self.tags, p))
