@@ -201,7 +201,7 @@ def main() -> None:
                     help="also write the model after each pass (DIR/pass-N.npz: the bytes "
                     "--epochs N writes)")
     ap.add_argument("--no-heldout", action="store_true",
-                    help="write the model(s) without measuring them on the held-out part")
+                    help="write the model (and snapshots) without measuring it held out")
     ap.add_argument("--evaluate", type=Path, default=None, metavar="MODEL",
                     help="only measure MODEL on the held-out part")
     ap.add_argument("--limit", type=int, default=None, metavar="N",
@@ -268,11 +268,13 @@ def main() -> None:
             print(f"  {path}: sha256 {write(path, predicate, net, tags, vocab, meta, epoch)}")
 
     fit_tagger(torch, net, data, symbols, states, vocab, a.epochs, report)
-    if a.tune or a.no_heldout:
+    if a.tune:
         return
     net.eval()
     digest = write(a.out, predicate, net, tags, vocab, meta, a.epochs)
     print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.1f} MB) sha256 {digest}")
+    if a.no_heldout:
+        return
     print("\nheld-out part:")
     print("\n".join(evaluate(a.out, evl, evl_g, True).table(min_gold=10)))
 

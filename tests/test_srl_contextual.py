@@ -264,3 +264,23 @@ def test_gold_builder_never_builds_the_test_section(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="inside the repository"):
         srl_ewt_gold.main(["--propbank-release", str(pb_dir), "--ud-ewt", str(ud), "--out",
                            str(Path(__file__).resolve().parent / "x.jsonl")])
+
+
+# ----------------------------------------------------------------------------- training
+@pytest.mark.spacy
+@needs_data
+def test_training_command_gives_the_same_bytes_twice(tmp_path: Path) -> None:
+    # the reproducibility the pinned sha256 rests on, on a small slice (the shipped model is
+    # the same command on everything: scripts/train_srl_contextual.py)
+    script = Path(__file__).resolve().parent.parent / "scripts" / "train_srl_contextual.py"
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"{k}.npz"
+        r = subprocess.run([sys.executable, str(script), "--extra", "--limit", "120",
+                            "--epochs", "1", "--no-heldout", "--out", str(out)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-2000:]
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]
+    models = C.load_models(tmp_path / "0.npz")
+    assert models.tags[0] == C.OUTSIDE and set(models.vocab) == {k for k, _ in C.SYMBOLS}
