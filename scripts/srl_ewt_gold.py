@@ -176,4 +176,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (OSError, ValueError, IndexError) as e:  # a snapshot that is missing or not one
+        print(f"srl_ewt_gold: {e}. Give --propbank-release and --ud-ewt as checkouts of "
+              "propbank/propbank-release and UniversalDependencies/UD_English-EWT.",
+              file=sys.stderr)
+        sys.exit(2)

@@ -154,7 +154,9 @@ def write(path: Path, predicate, net, tags, vocab, meta, epochs: int) -> str:
             "hidden": str(HIDDEN), "tags": "\n".join(tags),
             **{f"vocab_{k}": "\n".join(sorted(v, key=v.get)) for k, v in vocab.items()}}
     path.parent.mkdir(parents=True, exist_ok=True)
-    save(str(path), {"predicate": predicate}, meta, extra)
+    tmp = path.with_name(path.name + ".tmp")
+    save(str(tmp), {"predicate": predicate}, meta, extra)
+    tmp.replace(path)  # whole or not at all
     return lock.sha256_of(path)
 
 

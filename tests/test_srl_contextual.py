@@ -284,3 +284,11 @@ def test_training_command_gives_the_same_bytes_twice(tmp_path: Path) -> None:
     assert outs[0] == outs[1]
     models = C.load_models(tmp_path / "0.npz")
     assert models.tags[0] == C.OUTSIDE and set(models.vocab) == {k for k, _ in C.SYMBOLS}
+
+
+def test_gold_builder_names_a_missing_snapshot(tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parent.parent / "scripts" / "srl_ewt_gold.py"
+    r = subprocess.run([sys.executable, str(script), "--propbank-release", str(tmp_path / "no"),
+                        "--ud-ewt", str(tmp_path / "no"), "--out", str(tmp_path / "o.jsonl")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "UD_English-EWT" in r.stderr and "Traceback" not in r.stderr

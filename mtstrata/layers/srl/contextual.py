@@ -13,10 +13,10 @@ PropBank and UD snapshots, the EWT training section: ``scripts/srl_ewt_gold.py``
    predicate marker, and three symbols of the parse (:func:`syntax`): the word's PTB tag, its
    dependency relation, and its branch off the chain from the predicate up to the root (the
    relation of the dependent it hangs under, and how far up); two bidirectional LSTM layers
-   and a softmax per word; decoding is the best BIO sequence (an ``I-`` only continues its role) with the
-   predicate's own word outside every argument. Any contiguous span can be an argument: none
-   is lost because no subtree of the parse covers it (the learned labeller's candidates miss
-   about 12% of the gold arguments).
+   and a softmax per word; decoding is the best BIO sequence (an ``I-`` only continues its
+   role) with the predicate's own word outside every argument. Any contiguous span can be an
+   argument: none is lost because no subtree of the parse covers it (the learned labeller's
+   candidates miss about 12% of the gold arguments).
 
 Only the first :data:`DEPTH` of the encoder's six layers run (its later layers weighed least in
 the mix when all seven states were offered, and each costs as much as the others): the
@@ -62,11 +62,7 @@ OUTSIDE = "O"
 
 def pinned() -> dict[str, Any]:
     """The ``[[file]]`` entry of the model in ``models.lock``."""
-    for entry in lock.load().get("file", []):
-        if entry.get("name") == LOCK_NAME:
-            return dict(entry)
-    raise ModelError(f"models.lock pins no file named {LOCK_NAME!r}; the contextual role "
-                     "labeller cannot be verified. Reinstall mtstrata from its source tree.")
+    return learned.pinned(LOCK_NAME)
 
 
 def encoder() -> Any:
@@ -325,18 +321,9 @@ class Models:
 
 
 def verified_path(path: Path | None = None) -> Path:
-    """The model file, after checking its sha256 against models.lock."""
-    p = path or MODEL_FILE
-    want = pinned()["sha256"]
-    if not p.is_file():
-        raise ModelError(f"the contextual role model {p} is missing. Reinstall mtstrata (the "
-                         f"file ships with the package) or rebuild it with `{TRAIN_COMMAND}`.")
-    got = lock.sha256_of(p)
-    if got != want:
-        raise ModelError(f"the contextual role model {p} has sha256 {got[:16]}..., models.lock "
-                         f"pins {want[:16]}...: labels would not be reproducible. Reinstall "
-                         f"mtstrata or rebuild the model with `{TRAIN_COMMAND}`.")
-    return p
+    """The model file, after checking its sha256 against models.lock (a ModelError if not)."""
+    return learned.verified_path(path, name=LOCK_NAME, default=MODEL_FILE, what="contextual",
+                                 command=TRAIN_COMMAND)
 
 
 def load_models(path: Path) -> Models:

@@ -71,33 +71,37 @@ CHUNK = 256
 TRAIN_COMMAND = "python scripts/train_srl.py   (deterministic; then update models.lock)"
 
 
-def pinned() -> dict[str, Any]:
-    """The ``[[file]]`` entry of the model in ``models.lock``."""
+def pinned(name: str = LOCK_NAME) -> dict[str, Any]:
+    """The ``[[file]]`` entry of the model ``name`` in ``models.lock``."""
     for entry in lock.load().get("file", []):
-        if entry.get("name") == LOCK_NAME:
+        if entry.get("name") == name:
             return dict(entry)
-    raise ModelError(f"models.lock ({lock.lock_path()}) pins no file named {LOCK_NAME!r}; the "
-                     "learned role labeller cannot be verified. Reinstall mtstrata from its "
-                     "source tree, or use the rule labeller (--srl rules).")
+    raise ModelError(f"models.lock ({lock.lock_path()}) pins no file named {name!r}; the "
+                     "role labeller cannot be verified. Reinstall mtstrata from its source "
+                     "tree, or use the rule labeller (--srl rules).")
 
 
-def verified_path(path: Path | None = None) -> Path:
-    """The model file, after checking its sha256 against models.lock.
+def verified_path(path: Path | None = None, *, name: str = LOCK_NAME,
+                  default: Path = MODEL_FILE, what: str = "learned",
+                  command: str = TRAIN_COMMAND) -> Path:
+    """The model file (``path``, else ``default``), after checking its sha256 against the
+    models.lock entry ``name``; ``what`` and ``command`` name the model and its training in
+    the errors.
 
     Raises:
         ModelError: the file is missing or differs from the lock.
     """
-    p = path or MODEL_FILE
-    want = pinned()["sha256"]
+    p = path or default
+    want = pinned(name)["sha256"]
     if not p.is_file():
-        raise ModelError(f"the learned role model {p} is missing. Reinstall mtstrata (the file "
-                         f"ships with the package) or rebuild it with `{TRAIN_COMMAND}`; or "
+        raise ModelError(f"the {what} role model {p} is missing. Reinstall mtstrata (the file "
+                         f"ships with the package) or rebuild it with `{command}`; or "
                          "use the rule labeller (--srl rules).")
     got = lock.sha256_of(p)
     if got != want:
-        raise ModelError(f"the learned role model {p} has sha256 {got[:16]}..., models.lock "
+        raise ModelError(f"the {what} role model {p} has sha256 {got[:16]}..., models.lock "
                          f"pins {want[:16]}...: labels would not be reproducible. Reinstall "
-                         f"mtstrata or rebuild the model with `{TRAIN_COMMAND}`.")
+                         f"mtstrata or rebuild the model with `{command}`.")
     return p
 
 
