@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{'':8} note: {c.note}")
         if not c.ok:
             if absent_extra:
-                optional[c.extra] = c.used_by
+                optional.setdefault(c.extra, c.used_by)  # the first package says it
             else:
                 bad += 1
             if c.used_by:
