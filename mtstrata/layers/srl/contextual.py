@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -58,6 +59,8 @@ FORMAT = "1"
 DEPTH = 4
 TRAIN_COMMAND = "python scripts/train_srl_contextual.py   (then update models.lock)"
 OUTSIDE = "O"
+#: segments labelled together (their word states held at once)
+CHUNK = 256
 
 
 def pinned() -> dict[str, Any]:
@@ -238,16 +241,24 @@ def inputs(states: Sequence[np.ndarray], symbols: Sequence[dict[str, list[str]]]
     return x, np.asarray(preds, np.int64), marker, ids, lengths
 
 
-def decode(logp: np.ndarray, tags: Sequence[str], predicate: int) -> tuple[Span, ...]:
-    """The best BIO sequence of ``logp`` ``(words, tags)`` (an ``I-X`` follows ``B-X`` or
-    ``I-X``; the predicate's word is ``O``), as labelled spans."""
-    n, k = logp.shape
+@lru_cache(maxsize=4)
+def bio_rules(tags: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For :func:`decode`, once per tag set: which tags may start a sentence, the transition
+    scores (0 allowed, -inf not: an ``I-X`` only after ``B-X`` or ``I-X``), and which tag is
+    ``O``."""
     begins = np.array([not t.startswith("I-") for t in tags])
     allowed = np.array([[not u.startswith("I-") or (t != OUTSIDE and t[2:] == u[2:])
                          for u in tags] for t in tags])
-    trans = np.where(allowed, 0.0, -np.inf)
+    return begins, np.where(allowed, 0.0, -np.inf), np.array(tags) == OUTSIDE
+
+
+def decode(logp: np.ndarray, tags: tuple[str, ...], predicate: int) -> tuple[Span, ...]:
+    """The best BIO sequence of ``logp`` ``(words, tags)`` (an ``I-X`` follows ``B-X`` or
+    ``I-X``; the predicate's word is ``O``), as labelled spans."""
+    n, k = logp.shape
+    begins, trans, outside = bio_rules(tags)
     lp = logp.copy()
-    lp[predicate] = np.where(np.array(tags) == OUTSIDE, lp[predicate], -np.inf)
+    lp[predicate] = np.where(outside, lp[predicate], -np.inf)
     score = np.where(begins, lp[0], -np.inf)
     back = np.zeros((n, k), np.int64)
     for i in range(1, n):
@@ -302,6 +313,14 @@ class Models:
         return [t for t, y in zip(tokens, yes.tolist()) if y]
 
     def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
+        """Frames of every segment, :data:`CHUNK` segments at a time (the word states of a
+        chunk only are held: memory does not grow with the run)."""
+        out: list[tuple[Frame, ...]] = []
+        for k in range(0, len(segments), CHUNK):
+            out.extend(self._label(segments[k:k + CHUNK]))
+        return out
+
+    def _label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
         torch = self.enc.torch
         states = word_states(self.enc, [[t.form for t in s.tokens] for s in segments])
         out = []
