@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 import time
 from pathlib import Path
@@ -59,8 +60,8 @@ def make_labeller(spec: str) -> Any:
 
 
 def run(name: str, labeller: Any, segs: list[Segment], gold: list[tuple[Frame, ...]],
-        parse_ms: tuple[float, float], load_s: float) -> srl_eval.Counts:
-    """Label ``segs``, score against ``gold`` and print the figures."""
+        parse_ms: tuple[float, float], load_s: float) -> list[tuple[Frame, ...]]:
+    """Label ``segs``, score against ``gold``, print the figures; the frames."""
     times = []
     for _ in range(2):
         t0 = time.perf_counter()
@@ -81,7 +82,7 @@ def run(name: str, labeller: Any, segs: list[Segment], gold: list[tuple[Frame, .
              for f in fs for a in f.args} & missed
     print(f"gold arguments no candidate of the parse covers (tree.candidate_tuples): "
           f"{len(missed)}; labelled exactly: {len(found)}")
-    return counts
+    return predicted
 
 
 def beyond_the_parse(segs: list[Segment], gold: list[tuple[Frame, ...]]
@@ -112,7 +113,45 @@ def timed_parse(nlp: Any, tokens: list[tuple[str, ...]]
     return segs, (times[0], times[1])
 
 
-def propbank(specs: list[str], part: str, data: str | None = None) -> None:
+def save_frames(path: Path, version: str, part: str, frames: list[tuple[Frame, ...]]) -> None:
+    """One labeller's frames on the part, as JSON (for ``--against`` in a later run)."""
+    rows = [[[f.predicate, [[a.start, a.end, a.label] for a in f.args]] for f in fs]
+            for fs in frames]
+    path.write_text(json.dumps({"labeller": version, "part": part, "frames": rows}),
+                    encoding="utf-8")
+    print(f"frames written to {path}")
+
+
+def load_frames(path: Path, part: str, n: int) -> tuple[str, list[tuple[Frame, ...]]]:
+    """A file of :func:`save_frames`: its labeller and frames (checked to be of this part)."""
+    from mtstrata.segment import Span
+
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+        frames = [tuple(Frame(p, tuple(Span(a, b, r) for a, b, r in args)) for p, args in fs)
+                  for fs in d["frames"]]
+        ok = d["part"] == part and len(frames) == n
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise InputError(f"--against {path}: not a frames file of bench_srl --save-frames "
+                         f"({e})") from None
+    if not ok:
+        raise InputError(f"--against {path}: frames of part {d['part']!r} ({len(frames)} "
+                         f"sentences), this run scores part {part!r} ({n}); run both alike.")
+    return str(d["labeller"]), frames
+
+
+def compare(gold: list[tuple[Frame, ...]], name: str, got: list[tuple[Frame, ...]],
+            against: list[Path], part: str) -> None:
+    """Paired argument-F1 difference of ``got`` against each saved labeller's frames."""
+    for path in against:
+        other, frames = load_frames(path, part, len(gold))
+        d, lo, hi, p = srl_eval.f1_difference(gold, got, frames)
+        print(f"argument F1 {name} - {other}: {d:+.3f}, 95% paired bootstrap interval "
+              f"[{lo:+.3f}, {hi:+.3f}], approximate randomisation p {p:.4f} (10000, seed 12345)")
+
+
+def propbank(specs: list[str], part: str, data: str | None = None, save: Path | None = None,
+             against: tuple[Path, ...] = ()) -> None:
     path = pb.data_path(data)
     sents = pb.read(path)
     train, held = pb.split(sents)
@@ -134,7 +173,11 @@ def propbank(specs: list[str], part: str, data: str | None = None) -> None:
         lab = make_labeller(spec)
         if hasattr(lab, "load"):
             lab.load()
-        run("PropBank " + part, lab, segs, gold, parse_ms, time.perf_counter() - t2)
+        got = run("PropBank " + part, lab, segs, gold, parse_ms, time.perf_counter() - t2)
+        compare(gold, lab.version, got, list(against), part)
+        if save is not None:
+            save_frames(save.with_name(f"{save.stem}.{lab.name}{save.suffix}"), lab.version,
+                        part, got)
 
 
 def gold_sets(specs: list[str]) -> None:
@@ -201,9 +244,15 @@ def main() -> None:
     ap.add_argument("--wmt-metrics", nargs="+", metavar="METRIC", default=["SR-Or(*)"],
                     help="the metrics of --wmt (default: SR-Or(*))")
     ap.add_argument("--no-propbank", action="store_true")
+    ap.add_argument("--save-frames", type=Path, default=None, metavar="FILE",
+                    help="write each labeller's PropBank frames to FILE's name + .<labeller>")
+    ap.add_argument("--against", type=Path, nargs="+", default=[], metavar="FILE",
+                    help="frames saved by an earlier --save-frames run (another model): each "
+                    "labeller's argument F1 difference to them, paired, with its interval and "
+                    "an approximate-randomisation p")
     a = ap.parse_args()
     if not a.no_propbank:
-        propbank(a.labeller, a.part, a.data)
+        propbank(a.labeller, a.part, a.data, a.save_frames, tuple(a.against))
     if a.gold_sets:
         gold_sets(a.labeller)
     for metric in a.wmt_metrics if a.wmt else ():

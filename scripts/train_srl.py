@@ -2,12 +2,16 @@
 
 Reads ``propbank_ewt/dev.jsonl`` in place (``--data``, else ``$MTSTRATA_DATA``, else
 ``../shared/data``), splits it by document with the fixed rule of ``scripts/srl_propbank.py`` (and
-checks the split against the recorded held-out list), annotates every sentence from its gold tokens
-with the pinned spaCy model, trains the two classifiers on the **training part only**, writes
-``mtstrata/data/srl_learned.npz`` and prints its sha256 (to pin in ``models.lock``) and the figures
-on the held-out part. Hyper-parameters are chosen with ``--tune`` on a fixed tuning slice of the
-training documents (never on the held-out part); its grid differed by under 0.01 F1, and the
-defaults below (the smaller model among the best) were kept.
+checks the split against the recorded held-out list), adds more gold (``--extra FILE...``; default
+the EWT *training* section that ``scripts/srl_ewt_gold.py`` builds from the public PropBank and UD
+snapshots, ``~/.cache/mtstrata/gold/propbank_ewt_train.jsonl``; a file holding a document of the
+shared file is refused; ``--extra`` alone: none), annotates every sentence from its gold tokens
+with the pinned spaCy model, trains the two classifiers on the shared file's **training part**
+and the extra gold, writes ``mtstrata/data/srl_learned.npz`` and prints its sha256 (to pin in
+``models.lock``) and the figures on the held-out part. Hyper-parameters were chosen with
+``--tune`` on a fixed tuning slice of the shared file's training documents (never on the
+held-out part), before the extra gold existed; its grid differed by under 0.01 F1, and the
+defaults below (the smaller model among the best) were kept, unchanged for the larger data.
 
 Reproducible bytes: one thread for BLAS/OpenMP, the lbfgs solver (no random state), sorted
 vocabularies, weights stored as float32, a zip written in sorted member order with fixed dates,
@@ -20,12 +24,13 @@ variables do not matter. What the tests check (``tests/test_srl_train.py``, need
 data): on the first 200 training sentences, two runs from different environments (2 BLAS
 threads and Sandybridge kernels; Prescott kernels and numpy without AVX-512) give the same
 bytes (they differ without the kernel pinning); the full retraining gives the sha256 pinned in
-``models.lock`` (about 2 minutes). Not checked: other processors; one without AVX2 cannot run
+``models.lock`` (about 12 minutes, and only where the extra gold has been built). Not
+checked: other processors; one without AVX2 cannot run
 these kernels (numpy refuses ``NPY_ENABLE_CPU_FEATURES`` it lacks), so it cannot reproduce the
 bytes; other numpy, scipy, scikit-learn or zlib versions may give other bytes.
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl.py [--data DIR] [--tune] [--limit N]
-[--out PATH]``
+Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl.py [--data DIR] [--extra [FILE...]]
+[--tune] [--limit N] [--out PATH]`` (about 12 minutes on one core with the EWT training section)
 (needs scikit-learn, pinned in requirements.txt; the labeller itself needs only numpy/scipy).
 """
 
@@ -69,6 +74,28 @@ C_PREDICATE = 1.0
 C_ARGUMENT = 1.0
 MIN_COUNT = 2  # a feature seen fewer times in training is dropped
 MIN_CLASS = 3  # a role seen fewer times in training is not learned
+#: where ``scripts/srl_ewt_gold.py`` writes the EWT training section (never in the repository)
+DEFAULT_EXTRA = Path.home() / ".cache" / "mtstrata" / "gold" / "propbank_ewt_train.jsonl"
+
+
+def read_extra(files: Sequence[str], shared: Sequence[pb.PropBankSentence], tool: str
+               ) -> list[pb.PropBankSentence]:
+    """The sentences of the extra gold ``files``; exits naming the file when one is missing or
+    holds a document of the shared file (its held-out part must stay unseen)."""
+    shared_docs = {s.document for s in shared}
+    extra: list[pb.PropBankSentence] = []
+    for f in files:
+        if not Path(f).is_file():
+            sys.exit(f"{tool}: --extra {f} is missing; build it with `python "
+                     "scripts/srl_ewt_gold.py --propbank-release DIR --ud-ewt DIR`, or train "
+                     "on the shared file alone with `--extra` (no file).")
+        more = pb.read(f)
+        clash = sorted({s.document for s in more} & shared_docs)
+        if clash:
+            sys.exit(f"{tool}: --extra {f} holds documents of the shared file ({clash[:3]}...); "
+                     "refusing (the held-out part must stay unseen).")
+        extra += more
+    return extra
 
 
 @dataclass
@@ -195,8 +222,12 @@ def main() -> None:
     ap.add_argument("--data", default=None, metavar="PATH",
                     help="the data directory holding propbank_ewt/dev.jsonl, or that file "
                     "(default: $MTSTRATA_DATA, else ../shared/data)")
+    ap.add_argument("--extra", nargs="*", default=[str(DEFAULT_EXTRA)], metavar="FILE",
+                    help="more gold to train on (default: the EWT training section built by "
+                    "scripts/srl_ewt_gold.py); --extra alone: none")
     ap.add_argument("--out", type=Path, default=srl_learned.MODEL_FILE)
-    ap.add_argument("--tune", action="store_true", help="grid on the tuning slice, then stop")
+    ap.add_argument("--tune", action="store_true", help="grid on the tuning slice (of the "
+                    "shared file's training part, without extra gold), then stop")
     ap.add_argument("--limit", type=int, default=None, metavar="N",
                     help="train on the first N training sentences only (the reproducibility "
                     "test; the shipped model uses all)")
@@ -208,25 +239,31 @@ def main() -> None:
     recorded = pb.read_held_out_ids()
     if sorted({s.document for s in held_s}) != recorded:
         sys.exit(f"the split differs from the recorded list {pb.held_out_file()}; refusing.")
+    extra = [] if a.tune else read_extra(a.extra, sents, "train_srl")
     if a.limit is not None:
         if a.limit < 1:
             sys.exit("train_srl: --limit must be at least 1")
         train_s, held_s = train_s[:a.limit], held_s[:max(1, a.limit // 5)]
     t0 = time.perf_counter()
     nlp = pb.load_spacy()
-    train_g = pb.parse_tokens(nlp, [s.tokens for s in train_s])
-    held_g = pb.parse_tokens(nlp, [s.tokens for s in held_s])
-    print(f"data {data}: {len(train_s)} training / {len(held_s)} held-out sentences;"
-          f" parsed in {time.perf_counter() - t0:.1f} s")
     if a.tune:
+        train_g = pb.parse_tokens(nlp, [s.tokens for s in train_s])
         tune(train_s, train_g)
         return
+    shared_n = len(train_s)
+    train_s = [*train_s, *extra][:a.limit]
+    train_g = pb.parse_tokens(nlp, [s.tokens for s in train_s])
+    held_g = pb.parse_tokens(nlp, [s.tokens for s in held_s])
+    print(f"data {data}: {min(shared_n, len(train_s))} training / {len(held_s)} held-out "
+          f"sentences, {max(0, len(train_s) - shared_n)} extra ({' '.join(a.extra) or 'none'});"
+          f" parsed in {time.perf_counter() - t0:.1f} s")
     t1 = time.perf_counter()
     models = train(train_s, train_g, C_PREDICATE, C_ARGUMENT, MIN_COUNT)
     print(f"trained in {time.perf_counter() - t1:.1f} s: predicate features "
           f"{len(models.predicate.features)}, argument features {len(models.argument.features)},"
           f" roles {len(models.argument.classes) - 1}")
-    meta = {"format": srl_learned.FORMAT, "data_sha256": lock.sha256_of(data),
+    meta = {"format": srl_learned.FORMAT,
+            "data_sha256": " ".join(lock.sha256_of(Path(f)) for f in [data, *a.extra]),
             "split": f"held out: sha256(document)[:8] < {pb.HELD_OUT_SHARE} * 2**32",
             "hyper": f"C_predicate={C_PREDICATE} C_argument={C_ARGUMENT} "
                      f"min_count={MIN_COUNT} min_class={MIN_CLASS}"}

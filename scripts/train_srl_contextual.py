@@ -69,7 +69,7 @@ from mtstrata.layers.srl import contextual as C  # noqa: E402
 from mtstrata.layers.srl import tree as T  # noqa: E402
 from mtstrata.layers.srl.linear import save  # noqa: E402
 
-DEFAULT_EXTRA = Path.home() / ".cache" / "mtstrata" / "gold" / "propbank_ewt_train.jsonl"
+DEFAULT_EXTRA = train_srl.DEFAULT_EXTRA
 EPOCHS = 7  # chosen with --tune among 1..8 (module docstring)
 HIDDEN = 200
 BATCH = 32
@@ -174,22 +174,11 @@ def evaluate(path: Path, sents, segs, interval: bool = False) -> srl_eval.Counts
 
 def read_all(a) -> tuple[list, list, list]:
     data = pb.data_path(a.data)
-    train_s, held_s = pb.split(pb.read(data))
+    sents = pb.read(data)
+    train_s, held_s = pb.split(sents)
     if sorted({s.document for s in held_s}) != pb.read_held_out_ids():
         sys.exit(f"the split differs from the recorded list {pb.held_out_file()}; refusing.")
-    shared_docs = {s.document for s in train_s} | {s.document for s in held_s}
-    extra = []
-    for f in a.extra:
-        if not Path(f).is_file():
-            sys.exit(f"train_srl_contextual: --extra {f} is missing; build it with "
-                     "`python scripts/srl_ewt_gold.py --propbank-release DIR --ud-ewt DIR`.")
-        more = pb.read(f)
-        clash = sorted({s.document for s in more} & shared_docs)
-        if clash:
-            sys.exit(f"train_srl_contextual: --extra {f} holds documents of the shared file "
-                     f"({clash[:3]}...); refusing (the held-out part must stay unseen).")
-        extra += more
-    return train_s, held_s, extra
+    return train_s, held_s, train_srl.read_extra(a.extra, sents, "train_srl_contextual")
 
 
 def main() -> None:
