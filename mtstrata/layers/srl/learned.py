@@ -1,8 +1,10 @@
 """The learned semantic-role labeller: PropBank roles from a model trained on gold data.
 
 Two linear classifiers (multinomial logistic regression, trained by scripts/train_srl.py on the
-training part of the gold PropBank EWT data; see ``scripts/srl_propbank.py`` for the
-fixed document split) over the spaCy layers (tokens, lemmas, PTB tags, ClearNLP dependencies):
+training part of the gold PropBank EWT data, see ``scripts/srl_propbank.py`` for the fixed
+document split, and from round 4 on the EWT training section too, built from public snapshots
+by ``scripts/srl_ewt_gold.py``) over the spaCy layers (tokens, lemmas, PTB tags, ClearNLP
+dependencies):
 
 1. **predicate identification** over candidate tokens (:mod:`mtstrata.layers.srl.tree`, features
    :mod:`mtstrata.layers.srl.features`).
