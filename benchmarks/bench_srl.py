@@ -117,23 +117,26 @@ def save_frames(path: Path, version: str, part: str, frames: list[tuple[Frame, .
     """One labeller's frames on the part, as JSON (for ``--against`` in a later run)."""
     rows = [[[f.predicate, [[a.start, a.end, a.label] for a in f.args]] for f in fs]
             for fs in frames]
-    path.write_text(json.dumps({"labeller": version, "part": part, "frames": rows}),
-                    encoding="utf-8")
+    from mtstrata.output import atomic_write
+
+    atomic_write(path, json.dumps({"labeller": version, "part": part, "frames": rows}))
     print(f"frames written to {path}")
 
 
-def load_frames(path: Path, part: str, n: int) -> tuple[str, list[tuple[Frame, ...]]]:
-    """A file of :func:`save_frames`: its labeller and frames (checked to be of this part)."""
+def load_frames(path: Path, part: str | None = None, n: int = 0
+                ) -> tuple[str, list[tuple[Frame, ...]]]:
+    """A file of :func:`save_frames`: its labeller and frames (checked to be of ``part``, with
+    ``n`` sentences, unless ``part`` is None: the check before any work)."""
     from mtstrata.segment import Span
 
     try:
         d = json.loads(Path(path).read_text(encoding="utf-8"))
         frames = [tuple(Frame(p, tuple(Span(a, b, r) for a, b, r in args)) for p, args in fs)
                   for fs in d["frames"]]
-        ok = d["part"] == part and len(frames) == n
-    except (OSError, ValueError, KeyError, TypeError) as e:
+        ok = part is None or (d["part"] == part and len(frames) == n)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise InputError(f"--against {path}: not a frames file of bench_srl --save-frames "
-                         f"({e})") from None
+                         f"({type(e).__name__}: {e}); write one with --save-frames.") from None
     if not ok:
         raise InputError(f"--against {path}: frames of part {d['part']!r} ({len(frames)} "
                          f"sentences), this run scores part {part!r} ({n}); run both alike.")
@@ -251,6 +254,8 @@ def main() -> None:
                     "labeller's argument F1 difference to them, paired, with its interval and "
                     "an approximate-randomisation p")
     a = ap.parse_args()
+    for path in a.against:  # a bad file stops the run before any work
+        load_frames(path)
     if not a.no_propbank:
         propbank(a.labeller, a.part, a.data, a.save_frames, tuple(a.against))
     if a.gold_sets:
