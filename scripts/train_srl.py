@@ -80,20 +80,24 @@ DEFAULT_EXTRA = Path.home() / ".cache" / "mtstrata" / "gold" / "propbank_ewt_tra
 
 def read_extra(files: Sequence[str], shared: Sequence[pb.PropBankSentence], tool: str
                ) -> list[pb.PropBankSentence]:
-    """The sentences of the extra gold ``files``; exits naming the file when one is missing or
-    holds a document of the shared file (its held-out part must stay unseen)."""
+    """The sentences of the extra gold ``files``.
+
+    Raises:
+        InputError: a file is missing, malformed, or holds a document of the shared file (its
+            held-out part must stay unseen); the callers exit 2 with the message.
+    """
     shared_docs = {s.document for s in shared}
     extra: list[pb.PropBankSentence] = []
     for f in files:
         if not Path(f).is_file():
-            sys.exit(f"{tool}: --extra {f} is missing; build it with `python "
-                     "scripts/srl_ewt_gold.py --propbank-release DIR --ud-ewt DIR`, or train "
-                     "on the shared file alone with `--extra` (no file).")
+            raise InputError(f"--extra {f} is missing: build it with `python "
+                             "scripts/srl_ewt_gold.py --propbank-release DIR --ud-ewt DIR`, or "
+                             f"train on the shared file alone with `--extra` (no file) ({tool}).")
         more = pb.read(f)
         clash = sorted({s.document for s in more} & shared_docs)
         if clash:
-            sys.exit(f"{tool}: --extra {f} holds documents of the shared file ({clash[:3]}...); "
-                     "refusing (the held-out part must stay unseen).")
+            raise InputError(f"--extra {f} holds documents of the shared file ({clash[:3]}...): "
+                             f"refused, the held-out part must stay unseen ({tool}).")
         extra += more
     return extra
 

@@ -56,3 +56,23 @@ def test_training_bytes_do_not_depend_on_the_callers_threads_or_kernels(tmp_path
 def test_retraining_reproduces_the_pinned_model(tmp_path):
     got = _train(tmp_path / "m.npz", {})
     assert got == srl_learned.pinned()["sha256"]
+
+
+@needs_data
+def test_missing_or_overlapping_extra_gold_exits_2_naming_the_file(tmp_path):
+    """Before any parsing: a missing --extra file, and one holding a document of the shared
+    file (whose held-out part must stay unseen), stop with exit 2 and the file's name."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENBLAS", "NPY_"))}
+    missing = tmp_path / "none.jsonl"
+    shared_line = pb.data_path().read_text(encoding="utf-8").splitlines()[0]
+    overlap = tmp_path / "overlap.jsonl"
+    overlap.write_text(shared_line + "\n", encoding="utf-8")
+    for extra, said in ((missing, "is missing"), (overlap, "holds documents of the shared")):
+        r = subprocess.run([sys.executable, str(ROOT / "scripts/train_srl.py"), "--out",
+                            str(tmp_path / "m.npz"), "--extra", str(extra)],
+                           env={**base, "PYTHONPATH": str(ROOT)}, cwd=ROOT,
+                           capture_output=True, text=True, check=False)
+        assert r.returncode == 2, r.stderr
+        assert f"--extra {extra}" in r.stderr and said in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr
+        assert not (tmp_path / "m.npz").exists()
