@@ -113,17 +113,10 @@ def f1_interval(gold: Sequence[Sequence[Frame]], predicted: Sequence[Sequence[Fr
     (the micro F1 of each resample from its sentences' summed counts)."""
     import numpy as np
 
-    rows = []
-    for g, p in zip(gold, predicted, strict=True):
-        c = Counts()
-        c.add(g, p)
-        rows.append((sum(c.tp.values()), sum(c.predicted.values()), sum(c.gold.values())))
-    counts = np.array(rows, dtype=float).reshape(-1, 3)
+    counts = _sentence_counts(gold, predicted)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(counts), size=(resamples, len(counts)))
-    tp, npred, ngold = (counts[idx, k].sum(axis=1) for k in range(3))
-    f1 = np.where(npred + ngold > 0, 2 * tp / np.maximum(npred + ngold, 1), 0.0)
-    lo, hi = np.percentile(f1, [2.5, 97.5])
+    lo, hi = np.percentile(_f1(counts[idx].sum(axis=1)), [2.5, 97.5])
     return float(lo), float(hi)
 
 
@@ -142,6 +135,7 @@ def score(gold: Iterable[Sequence[Frame]], predicted: Iterable[Sequence[Frame]])
 
 def _sentence_counts(gold: Sequence[Sequence[Frame]], predicted: Sequence[Sequence[Frame]]
                      ) -> Any:
+    """Per sentence (true positives, predicted, gold) argument counts, ``(sentences, 3)``."""
     import numpy as np
 
     rows = []
@@ -150,6 +144,14 @@ def _sentence_counts(gold: Sequence[Sequence[Frame]], predicted: Sequence[Sequen
         c.add(g, p)
         rows.append((sum(c.tp.values()), sum(c.predicted.values()), sum(c.gold.values())))
     return np.array(rows, dtype=float).reshape(-1, 3)
+
+
+def _f1(c: Any) -> Any:
+    """Micro F1 of summed counts ``(..., 3)`` (0 where nothing was predicted or gold)."""
+    import numpy as np
+
+    tp, npred, ngold = c[..., 0], c[..., 1], c[..., 2]
+    return np.where(npred + ngold > 0, 2 * tp / np.maximum(npred + ngold, 1), 0.0)
 
 
 def f1_difference(gold: Sequence[Sequence[Frame]], a: Sequence[Sequence[Frame]],
@@ -162,21 +164,16 @@ def f1_difference(gold: Sequence[Sequence[Frame]], a: Sequence[Sequence[Frame]],
     import numpy as np
 
     ca, cb = _sentence_counts(gold, a), _sentence_counts(gold, b)
-
-    def f1(c: Any) -> Any:
-        tp, npred, ngold = c[..., 0], c[..., 1], c[..., 2]
-        return np.where(npred + ngold > 0, 2 * tp / np.maximum(npred + ngold, 1), 0.0)
-
-    delta = float(f1(ca.sum(0)) - f1(cb.sum(0)))
+    delta = float(_f1(ca.sum(0)) - _f1(cb.sum(0)))
     rng = np.random.default_rng(seed)
     boot, far = [], 0
     for k in range(0, resamples, 500):  # 500 resamples at a time: memory stays small
         m = min(500, resamples - k)
         idx = rng.integers(0, len(ca), size=(m, len(ca)))
-        boot.append(f1(ca[idx].sum(1)) - f1(cb[idx].sum(1)))
+        boot.append(_f1(ca[idx].sum(1)) - _f1(cb[idx].sum(1)))
         swap = rng.random((m, len(ca)))[..., None] < 0.5
         sa = np.where(swap, cb[None], ca[None]).sum(1)
         sb = np.where(swap, ca[None], cb[None]).sum(1)
-        far += int((np.abs(f1(sa) - f1(sb)) >= abs(delta) - 1e-12).sum())
+        far += int((np.abs(_f1(sa) - _f1(sb)) >= abs(delta) - 1e-12).sum())
     lo, hi = np.percentile(np.concatenate(boot), [2.5, 97.5])
     return delta, float(lo), float(hi), (1 + far) / (1 + resamples)
