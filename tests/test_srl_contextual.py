@@ -292,3 +292,39 @@ def test_gold_builder_names_a_missing_snapshot(tmp_path: Path) -> None:
                         "--ud-ewt", str(tmp_path / "no"), "--out", str(tmp_path / "o.jsonl")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "UD_English-EWT" in r.stderr and "Traceback" not in r.stderr
+
+
+# ----------------------------------------------------------------------------- the cost budget
+_BUDGET = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_srl_budget.py"
+
+
+@pytest.mark.spacy
+def test_budget_benchmark_prints_each_part_and_the_budget(tmp_path: Path) -> None:
+    # benchmarks/bench_srl_budget.py: the figures of issue 39's 2x bar (what they measure, not
+    # how fast this machine is: no time is asserted, only what is printed and how it adds up)
+    (tmp_path / "sys").mkdir()
+    (tmp_path / "ref.txt").write_text("The cat sat on the mat.\nHe said that she left.\n",
+                                      encoding="utf-8")
+    (tmp_path / "sys" / "a.txt").write_text("A cat sat on a mat.\nHe says she has left.\n",
+                                            encoding="utf-8")
+    r = subprocess.run([sys.executable, str(_BUDGET), "--data", str(tmp_path), "--limit", "2"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("4 distinct texts")
+
+    def ms(prefix: str) -> float:
+        line = next(x for x in lines if x.startswith(prefix))
+        return float(line.split(": ")[1].split(" ms")[0])
+
+    parse, learned, budget = ms("parse"), ms("learned labelling"), ms("budget")
+    assert budget == pytest.approx(parse + 2 * learned, abs=0.02)  # 2x (parse + learned) - parse
+    assert [x.split(",")[1].split(":")[0].strip() for x in lines if x.startswith("encoder,")] \
+        == ["1 layer", *[f"{n} layers" for n in range(2, 7)]]
+    assert f"encoder depth {C.DEPTH}" in r.stdout and lines[-1].startswith("encoder layers within")
+
+
+def test_budget_benchmark_names_a_directory_without_a_pair(tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, str(_BUDGET), "--data", str(tmp_path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--data LPDIR" in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,116 @@
+"""What a role labeller may cost per sentence, and what the contextual labeller's parts cost.
+
+The bar of issue 39: labelling within 2x the default labeller's time per sentence on 2 cores.
+A run of an SR- metric pays, per text, the parse (the spaCy annotator: tokens, lemmas, tags,
+dependencies) and the labeller on top. This script measures each part on real MT text, in one
+process on one thread (what each ``--jobs`` worker runs), after one untimed pass:
+
+* ``parse``: the spaCy annotator over the texts (the layers the labellers read);
+* ``learned``: the default labeller's ``label`` on the parsed segments;
+* ``encoder, N layers``: the pinned sentence encoder's first N layers (N = 1..6) over the same
+  texts, in the batches the contextual labeller runs
+  (:func:`mtstrata.layers.srl.contextual.word_states` with its depth set to N);
+* ``contextual``: the contextual labeller's ``label`` (its encoder depth, the tagger, decoding),
+  and what is left of it once its encoder is taken away.
+
+Printed: milliseconds per text of each, the budget (the parse plus ``learned``, doubled, minus
+the parse: what a labeller may add to the parse), and how many encoder layers fit in it before
+anything else is paid. Needs the emb extra.
+
+Run: ``.venv/bin/python benchmarks/bench_srl_budget.py [--data LPDIR] [--limit 1000]``
+(default: the reference and the first system of WMT17 de-en, as in ``bench_srl_process.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
+
+from bench_srl_process import DEFAULT  # noqa: E402
+
+
+def per_text(fn: Any, n: int) -> float:
+    """Milliseconds per text of the second of two calls of ``fn`` (the first warms up)."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000 / max(1, n)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT, metavar="LPDIR")
+    ap.add_argument("--limit", type=int, default=1000, metavar="N")
+    a = ap.parse_args()
+    systems = sorted((a.data / "sys").glob("*.txt"))
+    if not (a.data / "ref.txt").is_file() or not systems:
+        print(f"bench_srl_budget: {a.data} holds no ref.txt and sys/*.txt (a WMT pair directory "
+              "as in ../shared/data/wmt17_toen_da/de-en); give one with --data LPDIR",
+              file=sys.stderr)
+        sys.exit(2)
+    files = [a.data / "ref.txt", systems[0]]
+    texts = sorted({ln for f in files
+                    for ln in f.read_text(encoding="utf-8").splitlines()[:a.limit]})
+
+    import torch
+
+    from mtstrata.layers.base import LABELLERS, create_annotator
+    from mtstrata.layers.contract import SRL_NEEDS
+    from mtstrata.layers.srl import contextual as C
+
+    torch.set_num_threads(1)
+    ann = create_annotator("spacy")
+    segs: list[Any] = []
+
+    def parse() -> None:
+        segs[:] = list(ann.annotate(texts, SRL_NEEDS))
+
+    parse_ms = per_text(parse, len(texts))
+    words = sum(len(s.tokens) for s in segs) / len(segs)
+    learned = LABELLERS.create("learned")
+    learned.load()
+    learned_ms = per_text(lambda: learned.label(segs), len(texts))
+    contextual = LABELLERS.create("contextual")
+    models = contextual.load()
+    tokens = [[t.form for t in s.tokens] for s in segs]
+    print(f"{len(texts)} distinct texts of {a.data} (first {a.limit} lines of "
+          f"{', '.join(f.name for f in files)}), {words:.1f} words per text; one thread")
+    print(f"parse (spaCy annotator, {'+'.join(sorted(x.value for x in SRL_NEEDS))}): "
+          f"{parse_ms:.2f} ms/text")
+    print(f"learned labelling: {learned_ms:.2f} ms/text")
+    budget = 2 * (parse_ms + learned_ms) - parse_ms
+    print(f"budget of a labeller within 2x (on top of the parse): {budget:.2f} ms/text")
+    depth = C.DEPTH
+    fits = 0
+    encoder_ms: dict[int, float] = {}
+    try:
+        for n in range(1, 7):
+            C.DEPTH = n
+            ms = per_text(lambda: C.word_states(models.enc, tokens), len(texts))
+            encoder_ms[n] = ms
+            fits = n if ms <= budget else fits
+            print(f"encoder, {n} layer{'s' if n > 1 else ''}: {ms:.2f} ms/text "
+                  f"({ms / budget:.2f}x the budget)")
+    finally:
+        C.DEPTH = depth
+    ctx_ms = per_text(lambda: contextual.label(segs), len(texts))
+    print(f"contextual labelling (encoder depth {depth}, tagger, decoding): {ctx_ms:.2f} ms/text "
+          f"= {(parse_ms + ctx_ms) / (parse_ms + learned_ms):.2f}x the parse and learned; of it "
+          f"the encoder {encoder_ms[depth]:.2f}, the rest (predicates, tagger, decoding) "
+          f"{ctx_ms - encoder_ms[depth]:.2f}")
+    print(f"encoder layers within the budget, nothing else paid: {fits}")
+
+
+if __name__ == "__main__":
+    main()
