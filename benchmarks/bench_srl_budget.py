@@ -48,10 +48,21 @@ def per_text(fn: Any, n: int) -> float:
     return (time.perf_counter() - t0) * 1000 / max(1, n)
 
 
+def positive(text: str) -> int:
+    """``--limit``: a whole number of lines, at least 1 (a usage error, exit 2, otherwise)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of lines (1 or more)")
+    return n
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT, metavar="LPDIR")
-    ap.add_argument("--limit", type=int, default=1000, metavar="N")
+    ap.add_argument("--limit", type=positive, default=1000, metavar="N")
     a = ap.parse_args()
     systems = sorted((a.data / "sys").glob("*.txt"))
     if not (a.data / "ref.txt").is_file() or not systems:
