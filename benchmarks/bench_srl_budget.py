@@ -71,8 +71,15 @@ def main() -> None:
               file=sys.stderr)
         sys.exit(2)
     files = [a.data / "ref.txt", systems[0]]
-    texts = sorted({ln for f in files
-                    for ln in f.read_text(encoding="utf-8").splitlines()[:a.limit]})
+    distinct: set[str] = set()
+    for f in files:
+        try:
+            distinct.update(f.read_text(encoding="utf-8").splitlines()[:a.limit])
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"bench_srl_budget: cannot read {f} as UTF-8 text ({type(e).__name__}: {e}); "
+                  "give a WMT pair directory of UTF-8 files with --data LPDIR", file=sys.stderr)
+            sys.exit(2)
+    texts = sorted(distinct)
 
     import torch
 
@@ -95,7 +102,7 @@ def main() -> None:
     contextual = LABELLERS.create("contextual")
     models = contextual.load()
     tokens = [[t.form for t in s.tokens] for s in segs]
-    print(f"{len(texts)} distinct texts of {a.data} (first {a.limit} lines of "
+    print(f"{len(segs)} distinct texts of {a.data} (first {a.limit} lines of "
           f"{', '.join(f.name for f in files)}), {words:.1f} words per text; one thread")
     print(f"parse (spaCy annotator, {'+'.join(sorted(x.value for x in SRL_NEEDS))}): "
           f"{parse_ms:.2f} ms/text")

@@ -328,6 +328,12 @@ def test_budget_benchmark_names_a_directory_without_a_pair(tmp_path: Path) -> No
     r = subprocess.run([sys.executable, str(_BUDGET), "--data", str(tmp_path)],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--data LPDIR" in r.stderr and "Traceback" not in r.stderr
+    (tmp_path / "sys").mkdir()
+    (tmp_path / "sys" / "a.txt").write_text("A line.\n", encoding="utf-8")
+    (tmp_path / "ref.txt").write_bytes(b"caf\xe9\n")  # Latin-1, not UTF-8
+    r = subprocess.run([sys.executable, str(_BUDGET), "--data", str(tmp_path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "ref.txt as UTF-8" in r.stderr and "Traceback" not in r.stderr
     r = subprocess.run([sys.executable, str(_BUDGET), "--data", str(tmp_path), "--limit", "0"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "not a number of lines" in r.stderr and "Traceback" not in r.stderr
