@@ -18,12 +18,12 @@ import time
 
 import numpy as np
 
-from mtstrata.combine.bootstrap import bootstrap_ci
-from mtstrata.combine.data import read_dev_corpus
 from mtstrata.combine.search import hill_climb
-from mtstrata.combine.significance import paired_bootstrap
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import LEXICAL_CANDIDATES, cached_table
+from mtstrata.meta.bootstrap import bootstrap_ci
+from mtstrata.meta.data import read_dev_corpus
+from mtstrata.meta.significance import paired_bootstrap
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table_cache import LEXICAL_CANDIDATES, cached_table
 from mtstrata.metrics import create
 from mtstrata.scoring import compute
 

@@ -1,6 +1,6 @@
 """Benchmark of the meta-evaluation statistics (issue 14, first bar): time and peak memory.
 
-The statistics that ``mtstrata meta`` computes per language pair and metric (combine/report.py):
+The statistics that ``mtstrata meta`` computes per language pair and metric (meta/records.py):
 system-level Pearson with a bootstrap CI, Spearman, Kendall tau-b and pairwise accuracy;
 segment-level Pearson with a bootstrap CI over the judged rows, flattened Kendall and item-wise
 Kendall (rows grouped by segment); plus, per pair, a bootstrap CI of segment-level Kendall for
@@ -18,7 +18,7 @@ a WMT21-like set). Each run is a fresh child process; "peak" is its VmHWM (peak 
 "stats" is the peak minus the VmHWM after imports and data loading (mostly one bootstrap
 chunk, constant), "rank" the tracemalloc peak of flattened Kendall, pairwise accuracy and
 item-wise Kendall of one metric's segment rows (the part that was quadratic). ``old`` runs
-the O(n^2) definitions that combine/stats.py had before (tests/stats_oracles.py; OLD), at 1x
+the O(n^2) definitions that meta/stats.py had before (tests/stats_oracles.py; OLD), at 1x
 only; on the pooled layout its Kendall CI draws 20 resamples (each OLD Kendall of 3,920 rows
 takes about 0.1 s; the peak is per resample, so it is the same as with 1000).
 
@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mtstrata.combine import bootstrap, stats
+from mtstrata.meta import bootstrap, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' reference definitions
 from tests.stats_oracles import (  # noqa: E402
@@ -74,7 +74,7 @@ IMPLS = {
 # --- data ----------------------------------------------------------------------------------
 def prepare(data: str, path: Path) -> None:
     """Score the judged rows of every pair with METRICS and save the arrays to ``path``."""
-    from mtstrata.combine.data import read_dev_corpus
+    from mtstrata.meta.data import read_dev_corpus
     from mtstrata.metrics import create
     from mtstrata.scoring import compute
 

@@ -202,8 +202,8 @@ def wmt(specs: list[str], dirs: list[str], metric: str = "SR-Or(*)") -> None:
     import numpy as np
     from scipy.stats import kendalltau, pearsonr
 
-    from mtstrata.combine.data import read_dev_corpus
     from mtstrata.layers import AnnotationOptions
+    from mtstrata.meta.data import read_dev_corpus
     from mtstrata.metrics import create
     from mtstrata.scoring import compute
 

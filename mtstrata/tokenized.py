@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from mtstrata.corpus import TextFile
 
 if TYPE_CHECKING:
-    from mtstrata.combine.data import DevCorpus
+    from mtstrata.meta.data import DevCorpus
 
 #: sacreBLEU's threshold (lines ending in a tokenised period)
 SACREBLEU_LINES = 100

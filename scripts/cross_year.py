@@ -28,7 +28,7 @@ Each candidate pool (``--pools``; :data:`POOLS`) is the pool of one bundled set
 issue 29's ``scripts/make_sets.py`` fitted each set's chosen procedure again on both years (it now
 builds the sets with ``search --nested`` instead; this script writes RESULTS.md's sections).
 
-Score tables are cached per pair in ``--tables`` (``mtstrata.combine.table.cached_table``: a
+Score tables are cached per pair in ``--tables`` (``mtstrata.meta.table_cache.cached_table``: a
 column is served only under the signature today's code gives it), so a rerun takes minutes once
 the annotation (spaCy, the learned labeller, the emb layer: ``--cache``) is cached. Writes
 ``--json-dir`` (every figure, ``cross_year.<pool>.json``) and prints the tables; ``--results
@@ -66,10 +66,11 @@ from mtstrata.combine.procedures import (
     procedures,
     single,
 )
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import LEXICAL_CANDIDATES, ScoreTable, cached_table
 from mtstrata.errors import InputError
 from mtstrata.layers import AnnotationOptions
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table import ScoreTable
+from mtstrata.meta.table_cache import LEXICAL_CANDIDATES, cached_table
 from mtstrata.output import atomic_write
 
 #: TER is left out: sacreBLEU's TER takes 45 s per 3,000-segment system here (the other 41

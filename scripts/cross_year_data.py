@@ -41,7 +41,7 @@ def judged_subset(dirs: Sequence[Path], scratch: Path) -> list[Path]:
     system does not fit a 2-core machine's afternoon, over the judged ones (~500 a pair) it
     does. System scores are then computed over those segments only (for every metric alike).
     ``scratch`` must lie outside the repository (data is never committed)."""
-    from mtstrata.combine.data import read_dev_corpus
+    from mtstrata.meta.data import read_dev_corpus
 
     out = []
     for d in dirs:

@@ -32,19 +32,14 @@ import numpy as np
 from results_doc import write_sections
 
 from mtstrata._version import __version__
-from mtstrata.combine.bootstrap import bootstrap_ci, compare_metrics
-from mtstrata.combine.data import DevCorpus, read_dev_corpus
 from mtstrata.combine.learned import fit_learned, format_weights
 from mtstrata.combine.search import format_trace, hill_climb
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import (
-    LEXICAL_CANDIDATES,
-    ScoreTable,
-    build_table,
-    load_table,
-    table_path,
-)
 from mtstrata.layers import AnnotationOptions
+from mtstrata.meta.bootstrap import bootstrap_ci, compare_metrics
+from mtstrata.meta.data import DevCorpus, read_dev_corpus
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table import ScoreTable
+from mtstrata.meta.table_cache import LEXICAL_CANDIDATES, build_table, load_table, table_path
 
 SEED = 12345
 N_BOOT = 1000

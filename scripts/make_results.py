@@ -19,19 +19,19 @@ from pathlib import Path
 import numpy as np
 from results_doc import check_data, write_sections
 
-from mtstrata.combine.bootstrap import bootstrap_ci, compare_metrics
-from mtstrata.combine.report import metric_arrays, table_records
 from mtstrata.combine.search import format_trace, hill_climb
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import (
+from mtstrata.meta.bootstrap import bootstrap_ci, compare_metrics
+from mtstrata.meta.records import metric_arrays, table_records
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table import ScoreTable
+from mtstrata.meta.table_cache import (
     CORE_METRICS,
     LEXICAL_CANDIDATES,
-    ScoreTable,
     cached_table,
     load_table,
     table_path,
 )
-from mtstrata.combine.ulc import MetricSet
+from mtstrata.metrics.setfile import MetricSet
 
 SEED = 12345
 N_BOOT = 1000

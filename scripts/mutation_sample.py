@@ -112,7 +112,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("mtstrata/metrics/lexical/bleu.py", "strict=True)]", "strict=False)]"):
         "stats_batch's zip(matches, table): matches is built by zip(hyps, table, strict=True) "
         "over the same table, after len(hyps) == len(refs) is checked, so lengths are equal",
-    ("mtstrata/combine/stats.py", "a = a / np.where(big > 0, big, 1.0)",
+    ("mtstrata/meta/stats.py", "a = a / np.where(big > 0, big, 1.0)",
      "a = a / np.where(big >= 0, big, 1.0)"):
         "big = max |a| of a row is 0 only for an all-zero row, which is constant: _unit_rows' "
         "only caller, _pearson_rows, masks constant rows as NaN whatever _unit_rows returns",

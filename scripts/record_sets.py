@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from mtstrata._version import __version__
-from mtstrata.combine.ulc import load_set, read_set_file
 from mtstrata.layers import AnnotationOptions
 from mtstrata.metrics.provenance import differences, member_signatures
+from mtstrata.metrics.setfile import load_set, read_set_file
 from mtstrata.metrics.ulc import BUNDLED, SETS_DIR
 
 
@@ -54,7 +54,7 @@ def _bounds(data: dict[str, object]) -> dict[str, list[tuple[str, float, float]]
 def verify(data: dict[str, object], members: list[str], dirs: list[Path],
            args: argparse.Namespace) -> None:
     """Recompute ``members`` on ``dirs``; raise SystemExit when a bound differs."""
-    from mtstrata.combine.table import cached_table
+    from mtstrata.meta.table_cache import cached_table
 
     options = AnnotationOptions(cache=args.cache, labeller=args.srl, quiet=False)
     tables = [cached_table(d, members, args.tables, options) for d in dirs]

@@ -33,8 +33,9 @@ from make_results import (
 from results_doc import check_data, write_sections
 
 from mtstrata.combine.search import format_trace, hill_climb
-from mtstrata.combine.table import ScoreTable, cached_table, load_table, table_path
 from mtstrata.layers import AnnotationOptions
+from mtstrata.meta.table import ScoreTable
+from mtstrata.meta.table_cache import cached_table, load_table, table_path
 
 #: text metrics beside them; TER (sacreBLEU's, ~10 ms a segment here: ~30 min of CPU for WMT17
 #: on an idle machine) is added with --ter

@@ -39,13 +39,14 @@ from results_doc import check_data, write_sections
 from results_linguistic import REFERENCE
 from results_linguistic import tables as tables17
 
-from mtstrata.combine.bootstrap import bootstrap_ci, compare_metrics
-from mtstrata.combine.report import metric_arrays
 from mtstrata.combine.search import hill_climb
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import ScoreTable, cached_table
-from mtstrata.combine.ulc import Combiner, load_set
 from mtstrata.layers import AnnotationOptions
+from mtstrata.meta.bootstrap import bootstrap_ci, compare_metrics
+from mtstrata.meta.records import metric_arrays
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table import ScoreTable
+from mtstrata.meta.table_cache import cached_table
+from mtstrata.metrics.setfile import Combiner, load_set
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = ["de-en", "fi-en", "gu-en", "kk-en", "lt-en", "ru-en", "zh-en"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtstrata.combine import stats
+from mtstrata.meta import stats
 
 
 def old_kendall(x, y):
@@ -35,7 +35,7 @@ def old_itemwise(metric, human):
     return float(np.mean(vals)) if vals else float("nan")
 
 
-def old_grouped(judged, human, seg_idx):  # combine/report.py's _itemwise as it was
+def old_grouped(judged, human, seg_idx):  # meta/records.py's _itemwise as it was
     vals = []
     for s in np.unique(seg_idx):
         rows = seg_idx == s

@@ -12,7 +12,7 @@ import pytest
 
 from mtstrata import scoring
 from mtstrata.cli import main
-from mtstrata.combine import mtme
+from mtstrata.meta import mtme
 from tests.test_combine_cli import SYSTEMS, _corpus
 
 

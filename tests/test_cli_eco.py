@@ -94,7 +94,7 @@ def test_score_confidence_in_every_format(tmp_path, capsys, terminal, monkeypatc
     from sacrebleu.significance import estimate_ci
 
     from mtstrata import corpus, metrics, scoring
-    from mtstrata.combine.significance import resample_counts
+    from mtstrata.meta.significance import resample_counts
 
     d, files = _files(tmp_path)
     monkeypatch.setattr(sys, "stderr", terminal)

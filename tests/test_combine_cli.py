@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from mtstrata.cli import main
-from mtstrata.combine.data import read_dev_corpus
-from mtstrata.combine.mtme import read_score_file
-from mtstrata.combine.table import build_table, cached_table, load_table
 from mtstrata.errors import InputError
+from mtstrata.meta.data import read_dev_corpus
+from mtstrata.meta.mtme import read_score_file
+from mtstrata.meta.table_cache import build_table, cached_table, load_table
 
 REF = ["the cat sat on the mat", "a dog barked at the moon", "rain fell all night long",
        "she reads a book every day", "we walked to the old bridge", "the train left early today"]
@@ -111,7 +111,7 @@ def test_projected_variants_equal_direct_computation(tmp_path, shorter):
 def test_projection_is_declared_not_guessed_from_values():
     # the first 150 hypotheses are shorter than their references, the rest longer: a column
     # matched by values on the first segments (sbp_min == hyp_len there) would be wrong later
-    from mtstrata.combine.data import DevCorpus
+    from mtstrata.meta.data import DevCorpus
 
     words = ["the", "a", "cat", "dog", "sat", "ran", "on", "in", "mat", "park"]
     refs, hyps = [], []
@@ -294,7 +294,7 @@ def test_concurrent_table_writers_keep_every_metric(tmp_path):
     d = _corpus(tmp_path)
     specs = ["wer", "per", "bleu", "chrf"]
     code = (f"import sys; sys.path.insert(0, {os.getcwd()!r})\n"
-            "from mtstrata.combine.table import cached_table\n"
+            "from mtstrata.meta.table_cache import cached_table\n"
             f"cached_table({str(d)!r}, [sys.argv[1]], {str(tmp_path / 'c')!r})\n")
     procs = [subprocess.Popen([sys.executable, "-c", code, s]) for s in specs]
     assert [p.wait(timeout=120) for p in procs] == [0] * 4
@@ -317,7 +317,7 @@ def test_bad_tables_directory_exits_2(tmp_path, capsys, make):
 
 
 def test_default_tables_directory_is_private(tmp_path, monkeypatch):
-    from mtstrata.combine.table import default_tables_dir
+    from mtstrata.meta.table_cache import default_tables_dir
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     d = _corpus(tmp_path)
@@ -331,7 +331,7 @@ def test_changed_signature_is_recomputed(tmp_path):
     t = cached_table(d, ["wer"], tmp_path / "c")
     assert t.signatures["wer"].startswith("WER")
     t.signatures["wer"] = "WER|stale"
-    from mtstrata.combine.table import save_table, table_path
+    from mtstrata.meta.table_cache import save_table, table_path
 
     save_table(t, table_path(tmp_path / "c", d))
     calls = []

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from mtstrata.combine.search import fit_on, format_trace, hill_climb
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import ScoreTable, evaluate, load_table, save_table
-from mtstrata.combine.ulc import MetricSet, Norm
 from mtstrata.errors import InputError
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table import ScoreTable, evaluate
+from mtstrata.meta.table_cache import load_table, save_table
+from mtstrata.metrics.setfile import MetricSet, Norm
 
 
 def _tables(n_lp: int = 4, seed: int = 0) -> list[ScoreTable]:

@@ -6,8 +6,8 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtstrata.combine import bootstrap, stats
-from mtstrata.combine import significance as sig
+from mtstrata.meta import bootstrap, stats
+from mtstrata.meta import significance as sig
 
 RNG = np.random.default_rng(0)
 CASES = [

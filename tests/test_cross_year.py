@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtstrata.combine.stats import kendall_grouped, pearson
-from mtstrata.combine.table import ScoreTable
 from mtstrata.errors import InputError
+from mtstrata.meta.stats import kendall_grouped, pearson
+from mtstrata.meta.table import ScoreTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
@@ -109,7 +109,7 @@ def test_the_bundled_procedure_is_chosen_by_held_out_figures_only(result):
 
 
 def test_the_judged_subset_keeps_every_judged_row_and_its_segment_scores(tmp_path):
-    from mtstrata.combine.table import cached_table
+    from mtstrata.meta.table_cache import cached_table
     from tests.test_combine_cli import _corpus
 
     d = _corpus(tmp_path / "data" / "wmt17_toen_da", "xx-en")  # judged: segments 0, 2, 4

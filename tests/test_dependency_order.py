@@ -24,6 +24,7 @@ ORDER = (
     "layers",
     "metrics",
     "scoring",
+    "meta",
     "combine",
     "report",
     "commands",

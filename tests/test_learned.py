@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from mtstrata.combine.learned import fit_learned, format_weights, load_set, read_set
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import ScoreTable
 from mtstrata.errors import InputError
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table import ScoreTable
 
 
 def table(lp: str, seed: int, n_sys: int = 8, n_seg: int = 60) -> ScoreTable:
@@ -98,7 +98,7 @@ def test_needs_two_dev_pairs_and_scores():
 
 
 def test_through_the_ulc_hook(tmp_path):
-    from mtstrata.combine import ulc
+    from mtstrata.metrics import setfile as ulc
 
     ls = fit_learned(DEV, METRICS)
     p = tmp_path / "set.json"

@@ -10,8 +10,8 @@ import pytest
 
 from mtstrata import metrics
 from mtstrata.cli import main
-from mtstrata.combine.names import canonical_name
-from mtstrata.combine.table import CORE_METRICS, LEXICAL_CANDIDATES
+from mtstrata.meta.names import canonical_name
+from mtstrata.meta.table_cache import CORE_METRICS, LEXICAL_CANDIDATES
 from tests.test_combine_cli import SYSTEMS, _corpus
 
 
@@ -99,7 +99,7 @@ def test_text_and_tsv_name_signatures(tmp_path, capsys):
 
 
 def test_a_set_with_external_members_is_signed_by_its_file(tmp_path, capsys):
-    from mtstrata.combine.ulc import MetricSet, Norm
+    from mtstrata.metrics.setfile import MetricSet, Norm
 
     d = _corpus(tmp_path, "aa-en")
     files = [str(d / "sys" / f"{s}.txt") for s in SYSTEMS]

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from mtstrata.cli import main
-from mtstrata.combine import mtme
+from mtstrata.meta import mtme
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtstrata.combine.audit import sign_test_scenario
+from mtstrata.meta.audit import sign_test_scenario
 
 
 def mean_score(s: np.ndarray) -> float:

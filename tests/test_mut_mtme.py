@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mtstrata import metrics
-from mtstrata.combine.mtme import file_stems, metric_name
 from mtstrata.errors import InputError
+from mtstrata.meta.mtme import file_stems, metric_name
 
 
 def test_a_file_name_clash_names_the_clashing_metrics_and_only_them():

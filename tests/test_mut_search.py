@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from mtstrata.combine.search import hill_climb
-from mtstrata.combine.table import ScoreTable
+from mtstrata.meta.table import ScoreTable
 
 
 def _tables(seed: int = 0, n_lp: int = 3) -> list[ScoreTable]:

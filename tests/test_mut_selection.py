@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtstrata.combine import bootstrap
 from mtstrata.combine.search import _cache, fit_on, hill_climb
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import ScoreTable
+from mtstrata.meta import bootstrap
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table import ScoreTable
 from mtstrata.metrics.linguistic.soft import soft_counts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtstrata.combine.mtme import parse_file_name
-from mtstrata.combine.significance import paired_bootstrap
+from mtstrata.meta.mtme import parse_file_name
+from mtstrata.meta.significance import paired_bootstrap
 
 
 def error_rate(s: np.ndarray) -> float:

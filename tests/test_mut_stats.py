@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtstrata.combine.bootstrap import bootstrap_ci, compare_metrics
-from mtstrata.combine.stats import pearson
+from mtstrata.meta.bootstrap import bootstrap_ci, compare_metrics
+from mtstrata.meta.stats import pearson
 
 
 def test_paired_scores_of_different_lengths_are_refused_with_the_reason():

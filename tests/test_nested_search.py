@@ -14,10 +14,10 @@ import pytest
 from mtstrata.cli import main
 from mtstrata.combine import nested
 from mtstrata.combine.procedures import configurations, single
-from mtstrata.combine.sigdiff import perm_both
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import ScoreTable
 from mtstrata.errors import InputError
+from mtstrata.meta.sigdiff import perm_both
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table import ScoreTable
 from tests.test_combine_cli import _corpus
 from tests.test_cross_year import _table
 
@@ -258,7 +258,7 @@ def test_the_ridge_is_a_configuration_and_its_final_set_is_written(tmp_path):
     import dataclasses
 
     from mtstrata.combine.learned import LearnedSet
-    from mtstrata.combine.ulc import load_set
+    from mtstrata.metrics.setfile import load_set
 
     tables, names = _tables(4)
     res, fitted = _run(tables, names, configs=["ridge"], candidates=("x", "wer"),
@@ -271,7 +271,7 @@ def test_the_ridge_is_a_configuration_and_its_final_set_is_written(tmp_path):
 
 
 def test_the_segment_interval_resamples_per_segment_taus_whose_mean_is_itemwise_kendall():
-    from mtstrata.combine.stats import kendall_grouped
+    from mtstrata.meta.stats import kendall_grouped
 
     tables, _ = _tables(2)
     for t in tables:

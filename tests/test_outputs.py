@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from mtstrata.cli import main
-from mtstrata.combine import mtme
 from mtstrata.commands import score as score_cmd
 from mtstrata.errors import InputError
+from mtstrata.meta import mtme
 from mtstrata.metrics.base import Score
 from tests.test_combine_cli import SYSTEMS, _corpus
 

@@ -146,7 +146,7 @@ def test_compare_numbers_are_validated(tmp_path, capsys, extra, message):
 def test_undefined_metric_has_no_significance():
     import numpy as np
 
-    from mtstrata.combine.significance import approximate_randomization, paired_bootstrap
+    from mtstrata.meta.significance import approximate_randomization, paired_bootstrap
 
     def nan_score(row):
         return float("nan")

@@ -10,7 +10,7 @@ import shlex
 import pytest
 
 from mtstrata.cli import main
-from mtstrata.combine.significance import DEFAULT_N
+from mtstrata.meta.significance import DEFAULT_N
 from mtstrata.report.html import decode
 
 
@@ -53,7 +53,7 @@ def test_shared_trials_give_compares_randomisation_p(spec):
     import random
 
     from mtstrata import metrics
-    from mtstrata.combine.significance import (
+    from mtstrata.meta.significance import (
         approximate_randomization,
         randomization_p,
         trials,

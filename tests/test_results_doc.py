@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import make_results  # noqa: E402
 import results_doc  # noqa: E402
 
-from mtstrata.combine.table import ScoreTable  # noqa: E402
+from mtstrata.meta.table import ScoreTable  # noqa: E402
 
 EXPECTED = Path(__file__).parent / "data" / "results_section_expected.md"
 

@@ -13,8 +13,8 @@ import pytest
 
 from mtstrata import metrics
 from mtstrata.combine.search import FITS, _cache, fit_on, hill_climb
-from mtstrata.combine.table import ScoreTable
 from mtstrata.errors import ConfigError, InputError
+from mtstrata.meta.table import ScoreTable
 from mtstrata.metrics.provenance import member_signatures
 from mtstrata.metrics.setfile import MetricSet, Norm
 
@@ -119,7 +119,7 @@ def test_hill_climb_keeps_the_fit_and_takes_system_kendall(fit):
 
 def test_meta_evaluates_a_z_set_over_the_whole_pair_and_score_refuses_it(tmp_path, capsys):
     from mtstrata.cli import main
-    from mtstrata.combine.table import load_table, table_path
+    from mtstrata.meta.table_cache import load_table, table_path
     from mtstrata.metrics.setfile import standardise
     from tests.test_combine_cli import SYSTEMS, _corpus
 

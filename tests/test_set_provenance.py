@@ -53,7 +53,7 @@ def test_the_set_records_the_labeller_of_its_role_member(learned_set):
 def forced_set(learned_set, tmp_path_factory):
     """The learned set with both members kept (a search may drop one), its provenance as
     `search` records it."""
-    from mtstrata.combine.ulc import MetricSet, Norm
+    from mtstrata.metrics.setfile import MetricSet, Norm
 
     _, path, _ = learned_set
     data = json.loads(path.read_text())
@@ -149,8 +149,8 @@ def test_an_old_set_without_annotator_facts_says_how_to_upgrade(forced_set, tmp_
 # --- set files that cannot be used: exit 2 with a clear message (issue 27) -------------------
 
 def _lex_set(tmp_path):
-    from mtstrata.combine.ulc import MetricSet, Norm
     from mtstrata.metrics.provenance import member_signatures
+    from mtstrata.metrics.setfile import MetricSet, Norm
 
     ms = MetricSet((Norm("chrf", 10.0, 90.0), Norm("wer", 0.0, 2.0, False)),
                    (Norm("chrf", 40.0, 60.0), Norm("wer", 0.4, 0.8, False)),
@@ -193,7 +193,7 @@ def test_extreme_bounds_are_refused(tmp_path, capsys, low, high):
 
 def test_extreme_bounds_of_a_learned_set_are_refused(tmp_path, capsys):
     from mtstrata.combine.learned import LearnedSet, Level
-    from mtstrata.combine.ulc import Norm
+    from mtstrata.metrics.setfile import Norm
 
     lv = Level((Norm("chrf", 0.0, 100.0),), (1.0,), 1.0)
     path = tmp_path / "learned.json"

@@ -1,4 +1,4 @@
-"""Metric-vs-metric tests (mtstrata.combine.sigdiff) give mt-metrics-eval's numbers: Williams'
+"""Metric-vs-metric tests (mtstrata.meta.sigdiff) give mt-metrics-eval's numbers: Williams'
 test equal to its formula (transcribed independently in tests/stats_oracles.py), PERM-BOTH
 equal to its algorithm (same file) within Monte Carlo error at equal resamples on WMT17 de-en,
 and to the exact permutation distribution (every swap enumerated) on a small case; the
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from mtstrata.combine import sigdiff, stats
+from mtstrata.meta import sigdiff, stats
 from tests.conftest import WMT17_DEEN
 from tests.stats_oracles import mtme_permutation_sig_diff, mtme_williams
 
@@ -97,7 +97,7 @@ def deen():
     chrF over its judged rows), with the human scores."""
     if not WMT17_DEEN.is_dir():
         pytest.skip(f"WMT17 data not available at {WMT17_DEEN}")
-    from mtstrata.combine.data import read_dev_corpus
+    from mtstrata.meta.data import read_dev_corpus
     from mtstrata.metrics import create
     from mtstrata.scoring import compute
 

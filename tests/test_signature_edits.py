@@ -10,8 +10,8 @@ import pytest
 
 from mtstrata import metrics
 from mtstrata.cli import main
-from mtstrata.combine import mtme
 from mtstrata.errors import ConfigError
+from mtstrata.meta import mtme
 from mtstrata.metrics import provenance
 from mtstrata.signature import Ann, Signature, add_run_facts
 from tests.test_combine_cli import SYSTEMS, _corpus
@@ -100,7 +100,7 @@ def test_meta_reads_an_external_metric_however_its_prefix_is_cased(tmp_path, cap
 
 
 def test_external_name_reads_ext_by_the_one_rule() -> None:
-    from mtstrata.combine.names import external_name
+    from mtstrata.meta.names import external_name
 
     for spec in ("ext:d/COMET", " EXT:d/COMET ", "Ext:d/sub/COMET/"):
         assert external_name(spec) == "ext:COMET"

@@ -12,7 +12,7 @@ from sacrebleu.significance import PairedTest
 
 from mtstrata import metrics, scoring
 from mtstrata.cli import main
-from mtstrata.combine.significance import approximate_randomization, paired_bootstrap
+from mtstrata.meta.significance import approximate_randomization, paired_bootstrap
 from tests.conftest import WMT17_DEEN
 
 DATA = WMT17_DEEN

@@ -15,7 +15,7 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtstrata.combine import stats
+from mtstrata.meta import stats
 from tests.stats_oracles import mtme_agreement
 
 

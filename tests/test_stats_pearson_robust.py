@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from mtstrata.combine import bootstrap, stats
+from mtstrata.meta import bootstrap, stats
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -1,4 +1,4 @@
-"""O(n log n) statistics of mtstrata.combine.stats against the O(n^2) definitions they replace.
+"""O(n log n) statistics of mtstrata.meta.stats against the O(n^2) definitions they replace.
 
 The ``old_*`` functions are the pairwise definitions the module had before (sign matrices over
 all pairs), kept here as the reference; ``brute_counts`` counts every pair by hand. The new
@@ -14,7 +14,7 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mtstrata.combine import bootstrap, stats
+from mtstrata.meta import bootstrap, stats
 from tests.conftest import WMT17_DEEN
 from tests.stats_oracles import (
     mtme_agreement,
@@ -159,7 +159,7 @@ def wmt17():
     BLEU over each system's judged rows, with the human scores."""
     if not WMT17.is_dir():
         pytest.skip("WMT17 data not available")
-    from mtstrata.combine.data import read_dev_corpus
+    from mtstrata.meta.data import read_dev_corpus
     from mtstrata.metrics import create
     from mtstrata.scoring import compute
 

@@ -1,4 +1,4 @@
-"""The randomisation test's trial sums (:func:`mtstrata.combine.significance.swapped_sums`):
+"""The randomisation test's trial sums (:func:`mtstrata.meta.significance.swapped_sums`):
 one product for exact integer statistics, with the bits of the four products of the formula;
 the four products for any other statistics."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtstrata.combine.significance import _exact, approximate_randomization, swapped_sums
+from mtstrata.meta.significance import _exact, approximate_randomization, swapped_sums
 
 
 def four_products(pos, a, b):

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtstrata.combine.table import ScoreTable, load_table, save_table
 from mtstrata.errors import InputError
+from mtstrata.meta.table import ScoreTable
+from mtstrata.meta.table_cache import load_table, save_table
 
 
 def _table():

@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from mtstrata.combine.table import cached_table, load_table, save_table, table_path
+from mtstrata.meta.table_cache import cached_table, load_table, save_table, table_path
 from mtstrata.metrics.lexical.wer import WER
 from tests.test_combine_cli import _corpus
 
@@ -70,7 +70,7 @@ def test_a_table_without_signatures_is_recomputed(tmp_path):
 
 def test_another_runs_column_of_another_signature_is_not_served(tmp_path, monkeypatch):
     """A column another run stores meanwhile under another signature is not what we return."""
-    from mtstrata.combine import table as tmod
+    from mtstrata.meta import table_cache as tmod
 
     d = _corpus(tmp_path)
     path = table_path(tmp_path / "c", d)

@@ -12,7 +12,7 @@ import pytest
 import sacrebleu
 
 from mtstrata import metrics, scoring
-from mtstrata.combine.ulc import MetricSet, Norm
+from mtstrata.metrics.setfile import MetricSet, Norm
 
 SET = Path(__file__).resolve().parents[1] / "mtstrata" / "data" / "sets" / "ULC-lex.json"
 REFS = ["the cat sat on the mat .", "a quick brown fox jumps over the lazy dog .",

@@ -13,9 +13,9 @@ import pytest
 
 from mtstrata import metrics
 from mtstrata.cli import main
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import cached_table
 from mtstrata.errors import ConfigError, InputError
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table_cache import cached_table
 from mtstrata.metrics.ulc import ULCMetric
 from tests.test_combine_cli import HUMAN, SYSTEMS, _corpus
 
@@ -104,7 +104,7 @@ def test_the_set_is_not_a_single_member(made_set):
 
 
 def test_resamples_recombine_the_members(made_set):
-    from mtstrata.combine.significance import resample_counts
+    from mtstrata.meta.significance import resample_counts
 
     _, path = made_set
     m = metrics.create(f"ulc:{path}")

@@ -2,7 +2,7 @@
 
 The seed toolkit trained its combination with a perceptron; here it is a **ridge regression
 with non-negative weights** (scikit-learn ``Ridge(positive=True)``) of the human scores on the
-metrics' min-max normalised scores (the ULC's :class:`~mtstrata.combine.ulc.Norm`, fitted on
+metrics' min-max normalised scores (the ULC's :class:`~mtstrata.metrics.setfile.Norm`, fitted on
 the dev scores, lower-is-better metrics flipped), one model per level:
 
     learned(t) = Σ_m w_m · norm_m(m(t)),   w_m >= 0
@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from mtstrata.combine.stats import pearson
-from mtstrata.combine.table import ScoreTable
 from mtstrata.errors import InputError
+from mtstrata.meta.stats import pearson
+from mtstrata.meta.table import ScoreTable
 from mtstrata.metrics.learned_set import LEVELS, LearnedSet, Level, load_set, read_set
 from mtstrata.metrics.setfile import Norm
 

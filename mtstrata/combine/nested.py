@@ -17,7 +17,7 @@ resampled** (no refit, no reselection per resample): the interval is the test-se
 estimate, not the variability of the choice; the spread over folds and the number of distinct
 choices are reported beside it.
 
-Test against chrF: PERM-BOTH (:func:`mtstrata.combine.sigdiff.perm_both_draws`) of each fold's
+Test against chrF: PERM-BOTH (:func:`mtstrata.meta.sigdiff.perm_both_draws`) of each fold's
 set against chrF on each test pair; a fold's resampled differences are the mean of its pairs',
 the combined test's the mean of the folds' (the folds' swaps independent, seeded ``seed + i``
 for the i-th test pair), so its p is for "the mean difference over folds is above 0".
@@ -33,10 +33,10 @@ import numpy as np
 
 from mtstrata import progress
 from mtstrata.combine.procedures import BASELINE, Procedure, baseline, single, single_set
-from mtstrata.combine.sigdiff import perm_both_draws
-from mtstrata.combine.stats import _itemwise_taus, _pearson_rows, kendall, kendall_grouped, pearson
-from mtstrata.combine.table import ScoreTable
 from mtstrata.errors import InputError
+from mtstrata.meta.sigdiff import perm_both_draws
+from mtstrata.meta.stats import _itemwise_taus, _pearson_rows, kendall, kendall_grouped, pearson
+from mtstrata.meta.table import ScoreTable
 
 OUTER = ("year", "pair")
 #: the statistics of the estimate: system Pearson, and (with segment judgments) item-wise

@@ -23,10 +23,10 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from mtstrata.combine.search import hill_climb
-from mtstrata.combine.stats import kendall, kendall_grouped, pairwise_accuracy, pearson
-from mtstrata.combine.table import ScoreTable
-from mtstrata.combine.ulc import Combiner
 from mtstrata.errors import InputError
+from mtstrata.meta.stats import kendall, kendall_grouped, pairwise_accuracy, pearson
+from mtstrata.meta.table import ScoreTable
+from mtstrata.metrics.setfile import Combiner
 
 #: the metric every procedure is measured against
 BASELINE = "chrf"

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtstrata import progress
-from mtstrata.combine.stats import kendall
-from mtstrata.combine.table import OBJECTIVES, ScoreTable, evaluate
-from mtstrata.combine.ulc import MetricSet, Norm
 from mtstrata.errors import InputError
+from mtstrata.meta.stats import kendall
+from mtstrata.meta.table import OBJECTIVES, ScoreTable, evaluate
+from mtstrata.metrics.setfile import MetricSet, Norm
 
 #: how a set's members are put on one scale (see the module docstring)
 FITS = ("minmax", "pairsd", "z")

@@ -13,8 +13,8 @@ option, the value given, the accepted range and a usual value.
 
 from __future__ import annotations
 
-from mtstrata.combine.significance import MAX_RESAMPLES  # the one limit of every command
 from mtstrata.errors import ConfigError
+from mtstrata.meta.significance import MAX_RESAMPLES  # the one limit of every command
 
 __all__ = ["MAX_RESAMPLES", "MAX_SEED", "MAX_VALUES", "check_folds", "check_resamples",
            "check_seed"]

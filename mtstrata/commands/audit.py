@@ -45,8 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def audit_corpus(lp_dir: str, specs: list[str], *, fraction: float = 0.1, splits: int = 10,
                  n: int = 1000, seed: int = 12345) -> dict[str, dict[str, dict[str, object]]]:
     """Audit every metric on the systems of one dev-corpus directory."""
-    from mtstrata.combine.audit import audit
-    from mtstrata.combine.data import read_dev_corpus
+    from mtstrata.meta.audit import audit
+    from mtstrata.meta.data import read_dev_corpus
 
     if not 0 < fraction < 1:
         raise InputError(f"--fraction must be between 0 and 1, not {fraction}.")

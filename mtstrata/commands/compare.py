@@ -11,11 +11,11 @@ import numpy as np
 
 from mtstrata import corpus, metrics, progress, scoring, tokenized
 from mtstrata import output as _output
-from mtstrata.combine.significance import DEFAULT_N, p_text
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
 from mtstrata.commands.options import add_annotation_options, annotation_options, system_names
 from mtstrata.errors import ConfigError, InputError
+from mtstrata.meta.significance import DEFAULT_N, p_text
 
 TESTS = ("bs", "ar", "sign")
 #: sacreBLEU's defaults: 1000 bootstrap resamples, 10,000 randomisation trials
@@ -75,7 +75,7 @@ def compare_stats(metric: Any, stats: dict[str, np.ndarray], baseline: str, test
     the same resamples; ``ar_p_two_sided`` is sacreBLEU's ``--paired-ar``. ``n`` None:
     sacreBLEU's defaults (:data:`DEFAULT_N`).
     """
-    from mtstrata.combine.significance import (
+    from mtstrata.meta.significance import (
         approximate_randomization,
         paired_bootstrap,
         resampled_scores,
@@ -120,7 +120,7 @@ def compare_stats(metric: Any, stats: dict[str, np.ndarray], baseline: str, test
 
 
 def run(args: argparse.Namespace) -> int:
-    from mtstrata.combine.significance import check_resampling
+    from mtstrata.meta.significance import check_resampling
 
     progress.configure(quiet=args.quiet)
     if not {"bs", "ar"} & set(args.test) and (args.resamples is not None

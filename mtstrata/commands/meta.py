@@ -15,12 +15,12 @@ from mtstrata.commands._help import Formatter
 from mtstrata.commands.options import add_data_options
 
 if TYPE_CHECKING:
-    from mtstrata.combine.ulc import Combiner
+    from mtstrata.metrics.setfile import Combiner
 
 
 def expand_metrics(specs: list[str]) -> list[str]:
     """Metric specs with ``lexical`` expanded to the candidate variants."""
-    from mtstrata.combine.table import LEXICAL_CANDIDATES
+    from mtstrata.meta.table_cache import LEXICAL_CANDIDATES
 
     out: list[str] = []
     for s in specs:
@@ -42,8 +42,8 @@ def read_corpora(dirs: list[str], *, rows_by_pair: bool = True) -> list:  # type
     also a training pair); with ``rows_by_pair`` (``meta``, whose rows are named by the pair)
     so are two pairs of one name from different datasets, which would be one row counted
     twice. ``search`` names its dev pairs ``dataset/pair`` and takes them."""
-    from mtstrata.combine.data import read_dev_corpus
     from mtstrata.errors import InputError
+    from mtstrata.meta.data import read_dev_corpus
 
     corpora = [read_dev_corpus(d) for d in dirs]
     seen: dict[object, str] = {}
@@ -66,12 +66,12 @@ def read_corpora(dirs: list[str], *, rows_by_pair: bool = True) -> list:  # type
 
 
 def metric_names(specs: list[str]) -> dict[str, str]:
-    """spec -> canonical name (:mod:`mtstrata.combine.names`), one spec per name: a second
+    """spec -> canonical name (:mod:`mtstrata.meta.names`), one spec per name: a second
     spelling of the same metric is dropped, two external metrics of one name are refused."""
     from mtstrata import metrics
-    from mtstrata.combine.mtme import is_external
-    from mtstrata.combine.names import canonical_name, external_name
     from mtstrata.errors import InputError
+    from mtstrata.meta.mtme import is_external
+    from mtstrata.meta.names import canonical_name, external_name
 
     out: dict[str, str] = {}
     for spec in specs:
@@ -90,8 +90,8 @@ def external_columns(specs: list[str], corpora: list) -> dict[str, list]:  # typ
     """spec -> per corpus (system scores, segment scores, signature) of every ``ext:`` spec:
     every file read and checked (existence, format, systems, segment counts, finite values)
     before any score table is built."""
-    from mtstrata.combine.mtme import external_scores, is_external
-    from mtstrata.combine.names import external_signature
+    from mtstrata.meta.mtme import external_scores, is_external
+    from mtstrata.meta.names import external_signature
 
     out: dict[str, list] = {}  # type: ignore[type-arg]
     for spec in (s for s in specs if is_external(s)):
@@ -110,9 +110,9 @@ def load_tables(args: argparse.Namespace, specs: list[str], options: Any = None
     input (directories, external files) is checked before any table is built. ``options``:
     the run's annotation options and plan (default: those of ``args``, planned here once for
     ``specs``)."""
-    from mtstrata.combine.mtme import is_external
-    from mtstrata.combine.table import cached_table
     from mtstrata.commands.options import run_options
+    from mtstrata.meta.mtme import is_external
+    from mtstrata.meta.table_cache import cached_table
 
     def computing(lp: str, todo: list[str]) -> None:
         if not getattr(args, "quiet", False):
@@ -179,8 +179,8 @@ def run_metrics(args: argparse.Namespace, specs: list[str]) -> list[Any]:
     metrics included) and the members of the ``--ulc`` sets; external ones aside (their scores
     are read, not computed)."""
     from mtstrata import metrics
-    from mtstrata.combine.mtme import is_external
-    from mtstrata.combine.ulc import load_set
+    from mtstrata.meta.mtme import is_external
+    from mtstrata.metrics.setfile import load_set
 
     members = [m for path in args.ulc for m in load_set(path)[0].metrics]
     return [metrics.create(s) for s in dict.fromkeys([*specs, *members]) if not is_external(s)]
@@ -194,10 +194,10 @@ def metric_sets(args: argparse.Namespace, specs: list[str], taken: set[str],
     (the same file stem) are refused. Members are checked under the run's ``options`` (default:
     those of ``args``)."""
     from mtstrata import metrics
-    from mtstrata.combine.mtme import is_external
-    from mtstrata.combine.names import set_signature
-    from mtstrata.combine.ulc import load_set
     from mtstrata.errors import InputError
+    from mtstrata.meta.mtme import is_external
+    from mtstrata.meta.names import set_signature
+    from mtstrata.metrics.setfile import load_set
 
     sets: dict[str, tuple[Combiner, object]] = {}
     where: dict[str, str] = {}
@@ -249,7 +249,7 @@ def segment_signed(records: list[Any], specs: dict[str, str]) -> list[Any]:
     import dataclasses
 
     from mtstrata import metrics
-    from mtstrata.combine.mtme import is_external
+    from mtstrata.meta.mtme import is_external
     from mtstrata.metrics.provenance import segment_signature
 
     built = {name: metrics.create(spec) for name, spec in specs.items()
@@ -260,23 +260,23 @@ def segment_signed(records: list[Any], specs: dict[str, str]) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mtstrata.combine.report import (
+    from mtstrata.commands import _options
+    from mtstrata.commands.options import run_options
+    from mtstrata.errors import InputError
+    from mtstrata.meta.records import (
         format_records,
         format_tsv,
         pooled_accuracy,
         table_records,
         with_average,
     )
-    from mtstrata.combine.table import metric_signatures_of
-    from mtstrata.combine.versus import (
+    from mtstrata.meta.table_cache import metric_signatures_of
+    from mtstrata.meta.versus import (
         format_tests,
         format_tests_tsv,
         meta_tests,
         resolve_versus,
     )
-    from mtstrata.commands import _options
-    from mtstrata.commands.options import run_options
-    from mtstrata.errors import InputError
 
     progress.configure(quiet=args.quiet)
     check_numbers(args)

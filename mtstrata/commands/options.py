@@ -115,7 +115,7 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
                    "the lexical candidate variants; ext:DIR/NAME reads scores computed elsewhere "
                    "(COMET, BLEURT...) from mt-metrics-eval files DIR/<lp>/NAME-REF.seg.score "
                    "(and .sys.score; else the mean of the segment scores), higher is better")
-    from mtstrata.combine.table import default_tables_dir
+    from mtstrata.meta.table_cache import default_tables_dir
 
     p.add_argument("--tables", default=str(default_tables_dir()), metavar="DIR",
                    help="cache of score tables, one .npz per pair (default: %(default)s); "

@@ -109,11 +109,11 @@ def run(args: argparse.Namespace) -> int:
     n_boot = 1000 if args.confidence_n is None else args.confidence_n
     seed = 12345 if args.seed is None else args.seed
     if args.confidence:
-        from mtstrata.combine.significance import check_resampling
+        from mtstrata.meta.significance import check_resampling
 
         check_resampling(n_boot, seed, len(refs[0].lines))
     if args.format == "mtme":
-        from mtstrata.combine.mtme import prepare_run
+        from mtstrata.meta.mtme import prepare_run
 
         prepare_run(args.out, "xx-yy" if args.lp is None else args.lp, built, args.ref)
     msg = corpus.empty_line_warning([*refs, *hyps])
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     # variants that display alike (every BLEU is "BLEU") are labelled by their specs
     labels = [specs[i] if names.count(n) > 1 else n for i, n in enumerate(names)]
     if args.format == "mtme":
-        from mtstrata.combine.mtme import write_run
+        from mtstrata.meta.mtme import write_run
 
         for path in write_run(args.out, "xx-yy" if args.lp is None else args.lp, result, args.ref):
             print(path)
@@ -165,7 +165,7 @@ def with_confidence(run: scoring.Run, scores: list[Score], n: int, seed: int) ->
     """``scores`` (in ``run.scores()`` order) with bootstrap intervals: every system and metric
     resampled with the same ``n`` draws of segments (``seed``); the interval is sacreBLEU's
     (sorted resampled scores at positions n//40 and n - n//40 - 1), ``ci_mean`` their mean."""
-    from mtstrata.combine.significance import resample_counts
+    from mtstrata.meta.significance import resample_counts
 
     counts = resample_counts(len(run.stats[(run.systems[0], 0)]), n, seed)
     out = []

@@ -23,7 +23,7 @@ from mtstrata.commands.options import add_data_options
 
 @COMMANDS.register("search")
 def register(sub: argparse._SubParsersAction) -> None:
-    from mtstrata.combine.table import OBJECTIVES
+    from mtstrata.meta.table import OBJECTIVES
 
     p = sub.add_parser(
         "search", formatter_class=Formatter, help="select a ULC metric set by hill climbing",
@@ -82,10 +82,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mtstrata.combine.data import check_segment_judgments
     from mtstrata.combine.search import format_trace, hill_climb
     from mtstrata.commands import _options
     from mtstrata.errors import InputError
+    from mtstrata.meta.data import check_segment_judgments
 
     progress.configure(quiet=args.quiet)
     check_out(args.out)
@@ -242,7 +242,7 @@ def set_signatures(table: object, specs: Sequence[str]) -> dict[str, str]:
 def _signatures(specs: list[str], names: dict[str, str], tables: list) -> str:  # type: ignore[type-arg]
     """``signatures:`` then ``NAME  SIGNATURE`` per metric (``NAME [lp,...]`` where the pairs
     differ, e.g. in their number of references)."""
-    from mtstrata.combine.report import Correlation, signature_lines
+    from mtstrata.meta.records import Correlation, signature_lines
 
     recs = [Correlation(t.lp, names[m], "sys", "-", 0.0, signature=t.signatures.get(m))
             for m in specs for t in tables]

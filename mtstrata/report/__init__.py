@@ -71,7 +71,7 @@ def build_report(refs: Sequence[Sequence[str]], systems: Mapping[str, Sequence[s
             sentence-level analyses: by length bucket, score differences, examples (default:
             BLEU if among them, else the first).
     """
-    from mtstrata.combine.significance import DEFAULT_N, check_resampling
+    from mtstrata.meta.significance import DEFAULT_N, check_resampling
     from mtstrata.report import data as D
     from mtstrata.report.charts import build_charts
     from mtstrata.report.sections import Context, sections

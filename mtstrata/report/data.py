@@ -68,7 +68,7 @@ def overview(run: Run, labels: Sequence[str], baseline: str, n: int, seed: int,
     the baseline, and the randomisation's trials are drawn once for every comparison
     (``compare`` draws per comparison: same draws, same numbers).
     """
-    from mtstrata.combine.significance import (
+    from mtstrata.meta.significance import (
         bootstrap_p,
         randomization_p,
         resample_counts,

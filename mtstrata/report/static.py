@@ -40,7 +40,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "",
 
 def p_value(p: float | None, n: int | None) -> str:
     """A p-value as ``compare`` prints it: ``<= 1/(n+1)`` at the floor of ``n`` draws."""
-    from mtstrata.combine.significance import p_text
+    from mtstrata.meta.significance import p_text
 
     return p_text(p, n)
 

@@ -9,7 +9,7 @@ Dev-corpus format (one directory per language pair, as in ``shared/data/*/<lp>/`
                        0-based segment indices (WMT17 DA: one judged translation per row)
 
 mt-metrics-eval score files (written by ``score --format mtme``, read as external metrics) are
-handled by :mod:`mtstrata.combine.mtme`.
+handled by :mod:`mtstrata.meta.mtme`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``meta --versus``: the metric-vs-metric tests of :mod:`mtstrata.combine.sigdiff` run over
+"""``meta --versus``: the metric-vs-metric tests of :mod:`mtstrata.meta.sigdiff` run over
 ``meta``'s score tables, the ``--versus`` option resolved, and the tests and clusters as text
 and TSV (JSON: each record's ``to_dict``)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from mtstrata.combine.sigdiff import Rank, SigDiff, clusters, pairs_to_test, table_tests
+from mtstrata.meta.sigdiff import Rank, SigDiff, clusters, pairs_to_test, table_tests
 
 
 def resolve_versus(given: str, names: dict[str, str]) -> str:
@@ -85,7 +85,7 @@ def meta_tests(tables: Sequence[object], specs: Sequence[str], ulcs: dict[str, o
                k: int = 1000, seed: int = 12345) -> tuple[list[SigDiff], list[Rank]]:
     """``meta --versus``: the tests of every table (:func:`table_tests`) and, for ``all``,
     the significance clusters of each statistic."""
-    from mtstrata.combine.report import metric_arrays, record_items
+    from mtstrata.meta.records import metric_arrays, record_items
 
     items = record_items(specs, ulcs, names)  # type: ignore[arg-type]
     pairs = pairs_to_test([name for _, name, _ in items], versus)

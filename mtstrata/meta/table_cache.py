@@ -1,4 +1,4 @@
-"""Score tables: every metric's system- and segment-level scores for one language pair.
+"""Score tables built from metrics, and their on-disk cache.
 
 Metrics are computed once (``build_table``) and cached as ``.npz`` (``save_table`` /
 ``load_table``), so meta-evaluation, hill climbing and the results script work on numpy arrays
@@ -24,110 +24,20 @@ warning) and replaced by a regular file.
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import os
 import warnings
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from mtstrata.combine.data import DevCorpus
-from mtstrata.combine.stats import kendall_grouped, pairwise_accuracy, pearson
-from mtstrata.combine.table_check import check_shapes
 from mtstrata.errors import InputError
+from mtstrata.meta.data import DevCorpus
+from mtstrata.meta.table import ScoreTable
 from mtstrata.metrics.base import projection
 from mtstrata.output import atomic_write, locked
-
-
-@dataclass
-class ScoreTable:
-    """Scores of many metrics on one language pair.
-
-    Attributes:
-        lp: language pair.
-        systems: system names (order of every array's first axis).
-        sys_human: ``(n_sys,)`` human system scores.
-        seg_sys, seg_idx, seg_human: judged rows (system position, segment index, score).
-        sys_scores: metric -> ``(n_sys,)`` corpus scores.
-        seg_scores: metric -> ``(n_sys, n_seg)`` segment scores.
-        higher: metric -> higher_is_better.
-    """
-
-    lp: str
-    systems: list[str]
-    sys_human: np.ndarray
-    seg_sys: np.ndarray
-    seg_idx: np.ndarray
-    seg_human: np.ndarray
-    sys_scores: dict[str, np.ndarray] = field(default_factory=dict)
-    seg_scores: dict[str, np.ndarray] = field(default_factory=dict)
-    higher: dict[str, bool] = field(default_factory=dict)
-    signatures: dict[str, str] = field(default_factory=dict)
-    content: str = ""  # sha256 of the corpus the table was computed on (the cache key)
-    #: metric -> names of its statistic columns (the raw statistics build_table returns)
-    stat_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: number of references of the corpus (a run fact of the signatures)
-    nrefs: int = 0
-
-    @classmethod
-    def from_corpus(cls, corpus: DevCorpus) -> ScoreTable:
-        """An empty table with the corpus' systems and human judgments."""
-        names = list(corpus.systems)
-        pos = {n: i for i, n in enumerate(names)}
-        rows = corpus.seg_rows
-        return cls(corpus.lp, names, np.array([corpus.sys_human[n] for n in names]),
-                   np.array([pos[r[0]] for r in rows], dtype=int),
-                   np.array([r[1] for r in rows], dtype=int),
-                   np.array([r[2] for r in rows], dtype=float), content=corpus_hash(corpus),
-                   nrefs=len(corpus.refs))
-
-    def add(self, name: str, sys_scores: np.ndarray, seg_scores: np.ndarray,
-            higher_is_better: bool) -> None:
-        """Add (or replace) one metric's scores."""
-        self.sys_scores[name] = np.asarray(sys_scores, float)
-        self.seg_scores[name] = np.asarray(seg_scores, float)
-        self.higher[name] = higher_is_better
-
-    def judged(self, seg: np.ndarray) -> np.ndarray:
-        """Segment scores ``(n_sys, n_seg)`` picked at the judged rows."""
-        return seg[self.seg_sys, self.seg_idx]
-
-    def metrics(self) -> list[str]:
-        """Metric names in the table."""
-        return list(self.sys_scores)
-
-
-def evaluate(table: ScoreTable, sys_scores: np.ndarray, judged: np.ndarray | None,
-             objective: str, higher_is_better: bool = True) -> float:
-    """One objective of one metric (or ULC) on one table.
-
-    ``judged`` is the metric's segment scores at the judged rows (``table.judged(seg)``).
-
-    Objectives: ``sys_pearson``, ``seg_pearson`` (judged rows), ``seg_kendall`` (item-wise over
-    segments, all systems; needs per-segment human scores of several systems, so it uses the
-    judged rows grouped by segment), ``accuracy`` (pairwise system accuracy).
-    """
-    sign = 1.0 if higher_is_better else -1.0
-    if objective == "sys_pearson":
-        return pearson(sign * sys_scores, table.sys_human)
-    if objective == "accuracy":
-        return pairwise_accuracy(sign * sys_scores, table.sys_human)
-    if judged is None:
-        raise InputError(f"objective {objective!r} needs segment scores.")
-    m = sign * judged
-    if objective == "seg_pearson":
-        return pearson(m, table.seg_human)
-    if objective == "seg_kendall":
-        return kendall_grouped(m, table.seg_human, table.seg_idx)
-    raise InputError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}.")
-
-
-OBJECTIVES = ("sys_pearson", "seg_pearson", "seg_kendall", "accuracy")
 
 
 def _projections(metrics: Sequence[object]) -> dict[int, tuple[int, np.ndarray]]:
@@ -280,7 +190,7 @@ def load_table(path: str | os.PathLike[str]) -> ScoreTable:
                 t.signatures[str(m)] = sigs[i]
             if f"stat_names_{i}" in z:
                 t.stat_names[str(m)] = tuple(str(x) for x in z[f"stat_names_{i}"])
-        check_shapes(t)
+        t.check()
     except (OSError, ValueError, KeyError, TypeError, IndexError, zipfile.BadZipFile) as e:
         raise InputError(f"cannot read cached score table ({e}); delete the file (it is "
                          "rebuilt) or pass another --tables directory.", str(path)) from None
@@ -303,16 +213,6 @@ LEXICAL_CANDIDATES: tuple[str, ...] = (
 # The core of every family, scored on every dataset (the variants above only on WMT17).
 CORE_METRICS: tuple[str, ...] = ("bleu", "bleu-sbp", "nist", "chrf", "chrf++", "wer", "per",
                                  "4-GRR", "ter")
-
-
-def corpus_hash(corpus: DevCorpus) -> str:
-    """sha256 of everything a table's numbers depend on: references, outputs, judgments."""
-    h = hashlib.sha256()
-    for part in (corpus.refs, sorted(corpus.systems.items()), sorted(corpus.sys_human.items()),
-                 corpus.seg_rows):
-        h.update(json.dumps(part, ensure_ascii=False).encode())
-        h.update(b"\0")
-    return h.hexdigest()
 
 
 def table_path(cache_dir: str | os.PathLike[str], lp_dir: str | os.PathLike[str]) -> Path:
@@ -355,7 +255,7 @@ def cached_table(lp_dir: str | os.PathLike[str], specs: Sequence[str],
     ``on_compute(lp, specs)`` is called before computing, for progress messages; ``corpus``
     is ``lp_dir`` already read (else it is read here).
     """
-    from mtstrata.combine.data import read_dev_corpus
+    from mtstrata.meta.data import read_dev_corpus
     from mtstrata.metrics import create
 
     _prepare_dir(Path(cache_dir))

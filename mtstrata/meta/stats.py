@@ -10,7 +10,7 @@
   their segment ids) and flattened Kendall.
 * Pairwise system accuracy (Kocmi et al. 2021), mt-metrics-eval's ``Agreement``: share of all
   system pairs whose metric difference has the sign of the human difference (ties included).
-* Bootstrap intervals and the paired metric comparison: :mod:`mtstrata.combine.bootstrap`.
+* Bootstrap intervals and the paired metric comparison: :mod:`mtstrata.meta.bootstrap`.
 
 Cost: every statistic takes O(n log n) time and O(n) memory in the number of items n. Tau-b
 is scipy's merge-sort Kendall; the other variants and pairwise accuracy come from the pair

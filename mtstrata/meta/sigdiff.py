@@ -29,7 +29,7 @@ definitions, and its significance clusters:
 The resampled statistics are vectorised over the resamples where that is cheap (Pearson,
 Spearman, system-level Kendall and pairwise accuracy, item-wise Kendall: equal to the
 statistic row by row, tested). ``meta --versus`` runs these over its tables:
-:mod:`mtstrata.combine.versus`.
+:mod:`mtstrata.meta.versus`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtstrata.combine.stats import CHUNK, _pearson_rows, kendall, kendall_grouped, pearson
+from mtstrata.meta.stats import CHUNK, _pearson_rows, kendall, kendall_grouped, pearson
 
 Statistic = Callable[[np.ndarray, np.ndarray], float]
 GroupedStatistic = Callable[[np.ndarray, np.ndarray, "np.ndarray | None"], float]
@@ -108,9 +108,9 @@ ROW_PAIRS = 5000
 
 
 def _itemwise_rows(x: np.ndarray, human: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Item-wise Kendall (:func:`~mtstrata.combine.stats.kendall_grouped`) of every row of
+    """Item-wise Kendall (:func:`~mtstrata.meta.stats.kendall_grouped`) of every row of
     ``x``: the groups of each size, of every row, evaluated together."""
-    from mtstrata.combine.stats import _itemwise_taus
+    from mtstrata.meta.stats import _itemwise_taus
 
     order = np.argsort(groups, kind="stable")
     g = groups[order]
@@ -136,7 +136,7 @@ def _on_hybrids(stat: Statistic, fn: GroupedStatistic, x: np.ndarray, human: np.
     (mt-metrics-eval's convention for a resample). Pearson, Spearman, short-row Kendall and
     pairwise accuracy, and item-wise Kendall are vectorised over the rows (the same numbers as
     the statistic row by row, tested); anything else is computed row by row."""
-    from mtstrata.combine.stats import _row_counts, _sps, _tau, pairwise_accuracy, spearman
+    from mtstrata.meta.stats import _row_counts, _sps, _tau, pairwise_accuracy, spearman
 
     n = x.shape[1]
     if groups is None and stat in (pearson, spearman):
@@ -255,7 +255,7 @@ def pairs_to_test(names: Sequence[str], versus: str) -> list[tuple[str, str]]:
 def _stat_table() -> dict[tuple[str, str], tuple[Statistic, bool]]:
     """(level, statistic as the correlation records name it) -> (statistic, grouped by
     item): every statistic ``meta`` reports, with its grouping."""
-    from mtstrata.combine.stats import pairwise_accuracy, spearman
+    from mtstrata.meta.stats import pairwise_accuracy, spearman
 
     return {("sys", "pearson"): (pearson, False), ("sys", "spearman"): (spearman, False),
             ("sys", "kendall"): (kendall, False), ("sys", "accuracy"): (pairwise_accuracy, False),

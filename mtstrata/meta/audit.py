@@ -36,8 +36,8 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from mtstrata.combine.significance import paired_bootstrap, sign_test
 from mtstrata.errors import ConfigError
+from mtstrata.meta.significance import paired_bootstrap, sign_test
 
 ScoreFn = Callable[[np.ndarray], float]
 

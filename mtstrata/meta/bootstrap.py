@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtstrata.combine.stats import _pearson_rows, pearson
+from mtstrata.meta.stats import _pearson_rows, pearson
 
 CHUNK = 1 << 20  # values per chunk of resampled indices
 

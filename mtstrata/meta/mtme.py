@@ -48,10 +48,10 @@ MANIFEST_COLUMNS = ["file_name", "metric", "signature", "segment_signature"]
 
 
 def metric_name(m: Any) -> str:
-    """The metric's full spec as a name: :func:`mtstrata.combine.names.canonical_name` (its
+    """The metric's full spec as a name: :func:`mtstrata.meta.names.canonical_name` (its
     display name, then ``:key=value,...`` for every parameter that is not the default), the
     name ``meta`` and ``search`` give it too."""
-    from mtstrata.combine.names import canonical_name
+    from mtstrata.meta.names import canonical_name
 
     return canonical_name(m)
 

@@ -8,7 +8,7 @@ for statistics with a percentile bootstrap interval, and what the statistic rest
 what item-wise Kendall averages over); ``"warning"`` when a statistic rests on few items
 (item-wise Kendall on fewer than :data:`MIN_ITEMS` items or under :data:`MIN_ITEM_SHARE` of the
 judged segments). ``metric`` is the canonical name
-(:mod:`mtstrata.combine.names`), ``signature`` the metric's full signature on that pair (an
+(:mod:`mtstrata.meta.names`), ``signature`` the metric's full signature on that pair (an
 ``avg`` row: the one signature of its pairs, or the list of them when the pairs differ, e.g.
 in their number of references or, for external scores, their files). Correlations of
 lower-is-better metrics (WER, TER) are computed on the negated score, so for every metric a
@@ -35,16 +35,16 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from mtstrata.combine.bootstrap import bootstrap_ci
-from mtstrata.combine.stats import (
+from mtstrata.meta.bootstrap import bootstrap_ci
+from mtstrata.meta.stats import (
     kendall,
     kendall_grouped,
     pairwise_accuracy,
     pearson,
     spearman,
 )
-from mtstrata.combine.table import ScoreTable
-from mtstrata.combine.ulc import Combiner
+from mtstrata.meta.table import ScoreTable
+from mtstrata.metrics.setfile import Combiner
 
 
 @dataclass(frozen=True)
@@ -223,7 +223,7 @@ def pooled_accuracy(tables: Sequence[ScoreTable], metrics: Sequence[str],
     """``lp="pooled"`` records: each metric's system-level pairwise accuracy over the system
     pairs of every table together (agreeing pairs / pairs, pairs never across tables), signed
     as the metric's per-pair ``records`` are."""
-    from mtstrata.combine.stats import pair_counts
+    from mtstrata.meta.stats import pair_counts
 
     out = []
     for key, name, ulc in record_items(metrics, ulcs, names):
