@@ -185,7 +185,7 @@ def main() -> int:
     layers = {Layer(x) for x in a.layers}
     texts, nfiles = read_texts(a.data, a.limit)
     distinct = list(dict.fromkeys(texts))
-    components = components_for(plan(layers, "spacy").backend_layers)
+    components = components_for(plan(layers, "spacy").layers)
     print(f"data: {a.data} ({nfiles} files: reference + {nfiles - 1} systems)")
     print(f"texts: {len(texts)}, distinct: {len(distinct)}, words (distinct, whitespace): "
           f"{sum(len(t.split()) for t in distinct)}")

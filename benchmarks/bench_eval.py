@@ -45,7 +45,7 @@ from mtstrata.layers.spacy_backend import MODEL, components_for
 from mtstrata.metrics import create
 metrics = [create(m) for m in sys.argv[3:]]
 layers = set().union(*(m.requires for m in metrics))
-comps = components_for(plan(layers, "spacy").backend_layers)
+comps = components_for(plan(layers, "spacy").layers)
 texts = list(dict.fromkeys(open(sys.argv[1], encoding="utf-8").read().split("\\n")))
 nlp = spacy.load(MODEL)
 for c in list(nlp.pipe_names):

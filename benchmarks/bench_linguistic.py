@@ -77,10 +77,10 @@ def annotate(texts: list[str]) -> tuple[dict[str, Segment], str]:
     if need_srl:
         # The cache predates the semantic-role labeller: add its frames (rules over the cached
         # parse, the same call annotate_texts makes) and write them back once.
-        from mtstrata.layers.base import LABELLERS, add_frames
+        from mtstrata.layers import PROVIDERS, add_frames
 
         t0 = time.perf_counter()
-        labelled = add_frames([cached[t] for t in need_srl], LABELLERS.create("rules"))
+        labelled = add_frames([cached[t] for t in need_srl], PROVIDERS.create("rules"))
         cached.update(zip(need_srl, labelled, strict=True))
         print(f"labelled semantic roles of {len(need_srl)} cached texts in "
               f"{time.perf_counter() - t0:.1f} s")

@@ -51,12 +51,12 @@ GOLD_SETS = (DATA / "srl_gold.txt", DATA / "srl_gold_test.txt")
 
 def make_labeller(spec: str) -> Any:
     """A registered labeller spec (``rules``, ``learned``) or ``module:Class``."""
-    from mtstrata.layers.base import LABELLERS
+    from mtstrata.layers import PROVIDERS
 
     module, _, cls = spec.partition(":")
     if "." in module and cls:
         return getattr(importlib.import_module(module), cls)()
-    return LABELLERS.create(spec)
+    return PROVIDERS.create(spec)
 
 
 def run(name: str, labeller: Any, segs: list[Segment], gold: list[tuple[Frame, ...]],

@@ -83,12 +83,13 @@ def main() -> None:
 
     import torch
 
-    from mtstrata.layers.base import LABELLERS, create_annotator
-    from mtstrata.layers.contract import SRL_NEEDS
+    from mtstrata.layers import PROVIDERS, Labeller, build
+
+    SRL_NEEDS = Labeller.needs
     from mtstrata.layers.srl import contextual as C
 
     torch.set_num_threads(1)
-    ann = create_annotator("spacy")
+    ann = build("spacy")
     segs: list[Any] = []
 
     def parse() -> None:
@@ -96,10 +97,10 @@ def main() -> None:
 
     parse_ms = per_text(parse, len(texts))
     words = sum(len(s.tokens) for s in segs) / len(segs)
-    learned = LABELLERS.create("learned")
+    learned = PROVIDERS.create("learned")
     learned.load()
     learned_ms = per_text(lambda: learned.label(segs), len(texts))
-    contextual = LABELLERS.create("contextual")
+    contextual = PROVIDERS.create("contextual")
     models = contextual.load()
     tokens = [[t.form for t in s.tokens] for s in segs]
     print(f"{len(segs)} distinct texts of {a.data} (first {a.limit} lines of "

@@ -36,6 +36,7 @@ wrong score, and never a user's file:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -48,10 +49,10 @@ from pathlib import Path
 from mtstrata.errors import InputError
 from mtstrata.payloads import (
     SegmentAssembler,
-    drop_other_widths,
+    codec_of,
+    drop_other_shapes,
     emb_from_payload,
     emb_payload,
-    emb_width,
     gc_paused,
     layer_payloads,
     valid_row,
@@ -317,23 +318,20 @@ class Cache:
                 t, layer = want[k]
                 if valid_row(layer, v):  # else a miss: recomputed and overwritten
                     out.setdefault(t, {})[layer] = v
-        if Layer.EMB in keys:
-            self._drop_other_widths(keys[Layer.EMB], out)
+        for layer, lk in keys.items():  # rows of another shape than their layer's: misses
+            if codec_of(layer).shape_key:
+                drop_other_shapes(layer, out, self._shape(layer, lk))
         return out
 
-    def _width(self, layer_key: str) -> int | None:
-        """The vector width stored with the emb layer of ``layer_key`` (None: not recorded)."""
+    def _shape(self, layer: Layer, layer_key: str) -> str | None:
+        """The shape recorded for the rows of ``layer_key`` (None: not recorded)."""
         try:
-            row = self.db.execute("SELECT v FROM meta WHERE k = ?",  # type: ignore[union-attr]
-                                  (f"emb_width {layer_key}",)).fetchone()
-            return int(row[0]) if row is not None else None
-        except (sqlite3.Error, ValueError):
+            row = self.db.execute(  # type: ignore[union-attr]
+                "SELECT v FROM meta WHERE k = ?",
+                (f"{codec_of(layer).shape_key} {layer_key}",)).fetchone()
+            return _shape(row[0]) if row is not None else None
+        except sqlite3.Error:
             return None
-
-    def _drop_other_widths(self, layer_key: str, found: dict[str, dict[Layer, str | bytes]]
-                           ) -> None:
-        """Emb rows of another width than the layer's are misses (:func:`drop_other_widths`)."""
-        drop_other_widths(found, self._width(layer_key))
 
     def put_layers(self, keys: Mapping[Layer, str],
                    rows: Iterable[tuple[str, Mapping[Layer, str | bytes]]]) -> None:
@@ -345,15 +343,18 @@ class Cache:
                 for layer, v in payloads.items() if layer in keys]
         if not data or not self.writable or self.db is None:
             return
-        width = next((emb_width(v) for _t, p in rows_ for layer, v in p.items()
-                      if layer is Layer.EMB and layer in keys), None)
+        shapes = {}  # the shape of each shaped layer's rows (see get_layers)
+        for _t, p in rows_:
+            for layer, v in p.items():
+                codec = codec_of(layer)
+                if codec.shape_key and layer in keys and layer not in shapes:
+                    shapes[layer] = (f"{codec.shape_key} {keys[layer]}", str(codec.shape(v)))
         try:
             with self.db:  # BEGIN ... COMMIT, or ROLLBACK on error
                 self.db.execute("BEGIN IMMEDIATE")
                 self.db.executemany("INSERT OR REPLACE INTO layer VALUES (?, ?)", data)
-                if width is not None:  # the width of the layer's vectors (see get_layers)
-                    self.db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)",
-                                    (f"emb_width {keys[Layer.EMB]}", str(width)))
+                self.db.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                                    list(shapes.values()))
         except sqlite3.OperationalError as e:
             self.writable = False  # never a failure after the work: warn and go on
             busy = "locked" in str(e) or "busy" in str(e)
@@ -379,14 +380,14 @@ class Cache:
         return out
 
     def put_many(self, keys: Mapping[Layer, str], segments: Iterable[Segment],
-                 sentences_from: Layer = Layer.DEP) -> None:
+                 sentences_from: Layer = Layer.TOKENS) -> None:
         """Store the layers of ``keys`` of each segment (one transaction)."""
         rows = []
         for s in segments:
-            payloads: dict[Layer, str | bytes] = dict(layer_payloads(
-                s, [x for x in keys if x is not Layer.EMB], sentences_from))
-            if Layer.EMB in keys and s.emb is not None:
-                payloads[Layer.EMB] = emb_payload(s.emb)
+            payloads: dict[Layer, str | bytes] = {}
+            for x in keys:
+                with contextlib.suppress(ValueError, KeyError):  # (a layer it does not hold)
+                    payloads[x] = codec_of(x).encode(s, x, sentences_from)
             rows.append((s.text, payloads))
         self.put_layers(keys, rows)
 
@@ -395,3 +396,12 @@ class Cache:
         if self.db is None:
             return 0
         return int(self.db.execute("SELECT COUNT(*) FROM layer").fetchone()[0])
+
+
+def _shape(text: str) -> object:
+    """A shape as recorded (``str`` of the codec's value): an integer width reads back as one."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+

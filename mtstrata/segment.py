@@ -15,7 +15,7 @@ import enum
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -42,21 +42,36 @@ _EXTRA_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 @dataclass(frozen=True, slots=True)
 class ExtraLayer:
-    """A layer of another kind than the built-in :class:`Layer` ones: a plugin's, provided by
-    an entry of :data:`mtstrata.layers.base.LAYER_PROVIDERS` and named by it (``value``, as a
-    :class:`Layer`'s, so that its rows are keyed like theirs: ``NAME=<provider signature>``).
-    A segment holds its value as the JSON text its provider gave (:attr:`Segment.extra`)."""
+    """A layer of another kind than the built-in :class:`Layer` ones, named by its value (as a
+    :class:`Layer`'s, so that its rows are keyed like theirs: ``NAME=<provider signature>``):
+    constituents, a plugin's layer. Its provider is registered like every other
+    (:data:`mtstrata.layers.provider.PROVIDERS`), and its stored form is the codec registered
+    for its name (:func:`mtstrata.payloads.register_codec`; JSON by default). A segment holds
+    its decoded value (:meth:`Segment.value`)."""
 
     value: str
 
     def __post_init__(self) -> None:
         if not _EXTRA_NAME.fullmatch(self.value) or self.value in {x.value for x in Layer}:
-            raise ValueError(f"{self.value!r} cannot name a layer: a plugin layer is named in "
+            raise ValueError(f"{self.value!r} cannot name a layer: a layer is named in "
                              "lower case (letters, digits and single hyphens) and not as a "
                              "built-in layer (" + ", ".join(x.value for x in Layer) + ")")
 
     def __str__(self) -> str:
         return self.value
+
+
+def layer_named(name: str) -> Layer | ExtraLayer:
+    """The layer of that name: a built-in :class:`Layer`, else an :class:`ExtraLayer`
+    (ValueError for a name no layer can have)."""
+    try:
+        return Layer(name)
+    except ValueError:
+        return ExtraLayer(name)
+
+
+#: where a segment holds the value of each built-in layer that is not a token column
+FIELDS = {Layer.NER: "entities", Layer.CHUNKS: "chunks", Layer.SRL: "frames", Layer.EMB: "emb"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,12 +134,16 @@ class Segment:
     sent_starts: tuple[int, ...] = (0,)
     layers: frozenset[Layer] = field(default_factory=frozenset)
     #: the label scheme of each labelled layer, e.g. ``{"dep": "clearnlp", "pos": "ptb"}``
-    #: (as ``(layer, scheme)`` pairs; see mtstrata.layers.base.SCHEMES)
+    #: (as ``(layer, scheme)`` pairs; see mtstrata.layers.provider.SCHEMES)
     schemes: tuple[tuple[str, str], ...] = ()
     #: the ``emb`` layer (None unless :attr:`Layer.EMB` is filled); not part of the JSON form
     emb: Embedding | None = None
-    #: the plugin layers (:class:`ExtraLayer`) filled: ``(name, JSON text)`` pairs, sorted
-    extra: tuple[tuple[str, str], ...] = ()
+    #: the layers of other kinds (:class:`ExtraLayer`) filled: ``(name, value)`` pairs, sorted
+    #: by name (a value as its layer's codec decodes it)
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    def __hash__(self) -> int:  # (a layer value may be a list: hashed by what identifies it)
+        return hash((self.text, self.tokens, self.layers))
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -202,12 +221,28 @@ class Segment:
                        self.sent_starts, self.layers | frozenset(layers), self.schemes, self.emb,
                        self.extra)
 
+    def value(self, layer: Layer | ExtraLayer) -> Any:
+        """The value of a layer that is not a token column: entities, chunks, frames, the
+        embedding, or the decoded value of a layer of another kind (a KeyError when the segment
+        does not hold that one)."""
+        if isinstance(layer, ExtraLayer):
+            return self.extra_layer(layer.value)
+        return getattr(self, FIELDS[layer])
+
+    def with_value(self, layer: Layer | ExtraLayer, value: Any) -> Segment:
+        """The same segment holding ``value`` as ``layer`` (declared filled): what a provider
+        that adds a layer to segments returns."""
+        if isinstance(layer, ExtraLayer):
+            extra = tuple(sorted({**dict(self.extra), layer.value: value}.items()))
+            return replace(self, extra=extra, layers=self.layers | {layer})
+        return replace(self, layers=self.layers | {layer}, **{FIELDS[layer]: value})
+
     def extra_layer(self, name: str) -> Any:
-        """The value of the plugin layer ``name`` (decoded from its JSON text), or a KeyError
-        when the segment does not hold it."""
+        """The value of the layer of another kind ``name``, or a KeyError when the segment
+        does not hold it."""
         for k, v in self.extra:
             if k == name:
-                return json.loads(v)
+                return v
         raise KeyError(f"the segment holds no {name!r} layer")
 
     # ----------------------------------------------------------------- views

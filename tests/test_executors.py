@@ -13,17 +13,17 @@ import pytest
 
 from mtstrata.cache import SegmentAssembler
 from mtstrata.errors import ConfigError
-from mtstrata.layers import AnnotationOptions, annotate_texts, plan
+from mtstrata.layers import AnnotationOptions, Labeller, ProviderBase, annotate_texts, plan
+from mtstrata.layers import planning
 from mtstrata.layers.executors import batches, guided, parse_executor
 from mtstrata.segment import Frame, Layer, Segment
 
 
-class SlowTagger:
+class SlowTagger(ProviderBase):
     """A model-free annotator: tags every word, slowly enough to be killed mid-batch."""
 
     name = "slow"
-    provides = frozenset({Layer.TOKENS, Layer.POS})
-    schemes: dict = {}
+    assigns = frozenset({Layer.TOKENS, Layer.POS})
 
     def __init__(self, delay: float = 0.0):
         self.delay = delay
@@ -34,8 +34,9 @@ class SlowTagger:
     def signature(self, layers):
         return "slow-1"
 
-    def annotate(self, texts, layers):
-        for t in texts:
+    def pipe(self, segments, layers, *, jobs=1, quiet=True):
+        for seg in segments:
+            t = seg.text
             time.sleep(self.delay)
             w = t.split()
             yield Segment.from_words(w, upos=["X"] * len(w), xpos=[f"T{len(t)}"] * len(w))
@@ -49,12 +50,15 @@ def slow(monkeypatch):
 
     cloudpickle.register_pickle_by_value(__import__(__name__))  # workers cannot import tests
     made = []
+    real = planning.build
 
     def create(spec, **kw):
+        if not (isinstance(spec, str) and spec.partition(":")[0] == "spacy"):
+            return real(spec, **kw)
         made.append(SlowTagger(0.02))
         return made[-1]
 
-    monkeypatch.setattr(layers_pkg, "create_annotator", create)
+    monkeypatch.setattr(planning, "build", create)
     monkeypatch.setattr(layers_pkg, "BATCH_WRITE", 25)
     yield made
     cloudpickle.unregister_pickle_by_value(__import__(__name__))
@@ -97,7 +101,7 @@ def test_guided_batches_cover_the_texts_and_shrink(n, workers):
         assert sizes[0] == 1000 and sizes[-2] == 50
 
 
-class PidLabeller:
+class PidLabeller(Labeller):
     """A model-free role labeller that notes which process labelled (one line per batch)."""
 
     name = "pid"
@@ -121,8 +125,9 @@ class PidLabeller:
 @pytest.mark.parametrize("executor", ["local", "dask"])
 def test_roles_are_labelled_in_the_workers(slow, tmp_path, executor):
     log = tmp_path / "pids"
-    got = [seg for batch in batches(SlowTagger(), TEXTS, frozenset({Layer.POS}), executor, 100,
-                                    workers=2, labeller=PidLabeller(str(log)))
+    chain = ((SlowTagger(), frozenset({Layer.TOKENS, Layer.POS})),
+             (PidLabeller(str(log)), frozenset({Layer.SRL})))
+    got = [seg for batch in batches(chain, TEXTS, executor, 100, workers=2)
            for seg in _segments(batch)]
     assert sorted(s.text for s in got) == sorted(TEXTS)
     assert all(s.frames == (Frame(0),) and Layer.SRL in s.layers for s in got)
@@ -133,9 +138,9 @@ def test_roles_are_labelled_in_the_workers(slow, tmp_path, executor):
     if executor == "dask":  # nor Dask's statistical profiler sampling the parsing thread
         assert {ln.split()[2] for ln in log.read_text().splitlines()} == {"False"}
     # one process: labelled here, batch by batch, the same frames
-    here = [seg for batch in batches(SlowTagger(), TEXTS, frozenset({Layer.POS}), "local", 100,
-                                     labeller=PidLabeller(str(tmp_path / "here")))
-            for seg in _segments(batch)]
+    chain = ((SlowTagger(), frozenset({Layer.TOKENS, Layer.POS})),
+             (PidLabeller(str(tmp_path / "here")), frozenset({Layer.SRL})))
+    here = [seg for batch in batches(chain, TEXTS, "local", 100) for seg in _segments(batch)]
     assert sorted(here, key=lambda s: s.text) == sorted(got, key=lambda s: s.text)
     assert {ln.split()[0] for ln in (tmp_path / "here").read_text().splitlines()} == {
         str(os.getpid())}

@@ -156,7 +156,7 @@ def test_the_update_script_refuses_a_silent_change(tmp_path):
 
 
 def test_a_code_mark_does_not_hide_a_silent_change():
-    # while code is edited, signatures carry code:HASH (mtstrata.layers.providers.code_mark);
+    # while code is edited, signatures carry code:HASH (mtstrata.layers.code.code_mark);
     # the snapshot compares signatures without it, so moved numbers are still "silent"
     new = _entry("bleu")
     new["signature"] = golden.bare_signature(

@@ -5,24 +5,25 @@ from __future__ import annotations
 import logging
 import sys
 import types
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import pytest
 
-from mtstrata import layers as layers_pkg
 from mtstrata.errors import MissingLayerError, UnknownNameError
-from mtstrata.layers import AnnotationOptions, Annotator, annotate_texts, plan
+from mtstrata.layers import AnnotationOptions, Provider, ProviderBase, annotate_texts, plan
+from mtstrata.layers import planning as plan_module
 from mtstrata.layers.spacy_backend import SpacyAnnotator
 from mtstrata.layers.stanza_backend import StanzaAnnotator
 from mtstrata.segment import Frame, Layer, Segment, Span
 
 
-class FakeBackend:
+class FakeBackend(ProviderBase):
     """Stands in for spaCy: every word a NOUN attached to the first word."""
 
     name = "fake"
-    provides = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP})
+    assigns = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP})
     schemes = {Layer.POS: "ptb", Layer.DEP: "clearnlp"}
+    languages = frozenset({"en"})
 
     def __init__(self) -> None:
         self.layers: frozenset[Layer] = frozenset()
@@ -32,12 +33,13 @@ class FakeBackend:
     def signature(self, layers: frozenset[Layer]) -> str:
         return "fake-1"
 
-    def annotate(self, texts: Sequence[str], layers: frozenset[Layer]) -> Iterator[Segment]:
+    def pipe(self, segments: Iterable[Segment], layers: frozenset[Layer], *, jobs: int = 1,
+             quiet: bool = True) -> Iterator[Segment]:
         self.layers = layers
         self.loaded = True  # a real backend loads its model here
-        return self._gen(texts)
+        return self._gen(s.text for s in segments)
 
-    def _gen(self, texts: Sequence[str]) -> Iterator[Segment]:
+    def _gen(self, texts: Iterable[str]) -> Iterator[Segment]:
         for t in texts:
             self.calls.append(t)
             w = t.split()
@@ -46,11 +48,11 @@ class FakeBackend:
                                      deprels=["root"] + ["dep"] * (len(w) - 1))
 
 
-class Like:
-    """What the plan reads of a registered annotator (its class attributes), no model."""
+class Like(ProviderBase):
+    """What the plan reads of a registered annotator (its declarations), no model."""
 
     def __init__(self, cls: type):
-        self.name, self.provides, self.schemes = cls.name, cls.provides, cls.schemes
+        self.name, self.assigns, self.schemes = cls.name, cls.assigns, cls.schemes
 
     def signature(self, layers: frozenset[Layer]) -> str:
         return self.name + "." + "+".join(sorted(x.value for x in layers))
@@ -67,7 +69,8 @@ SPACY, STANZA = Like(SpacyAnnotator), Like(StanzaAnnotator)
 ])
 def test_plan(want, annotator, backend_layers, srl):
     p = plan(want, annotator)
-    assert p.backend_layers == frozenset(backend_layers) and p.srl is srl
+    assert {x for x in p.layers if p.providers[x] is annotator} == frozenset(backend_layers)
+    assert (Layer.SRL in p.layers) is srl
 
 
 def test_plan_errors():
@@ -76,16 +79,16 @@ def test_plan_errors():
     with pytest.raises(UnknownNameError):
         plan({Layer.POS}, "spacyy")
     with pytest.raises(UnknownNameError):
-        plan({Layer.SRL}, SPACY, "rulez")
+        plan({Layer.SRL}, SPACY, choices={Layer.SRL: "rulez"})
 
 
 def test_label_schemes_are_part_of_the_contract():
     # the rule labeller reads ClearNLP relations: with stanza's UD labels its frames would be
     # silently empty, so the plan refuses before anything loads
     for labeller in ("rules", "learned"):
-        with pytest.raises(MissingLayerError, match=f"role labeller '{labeller}'.*clearnlp.*"
+        with pytest.raises(MissingLayerError, match=f"provider '{labeller}'.*clearnlp.*"
                            "'stanza' gives ud.*--annotator spacy"):
-            plan({Layer.SRL}, STANZA, labeller)
+            plan({Layer.SRL}, STANZA, choices={Layer.SRL: labeller})
     with pytest.raises(MissingLayerError, match="dep labels in the clearnlp scheme"):
         plan({Layer.DEP}, STANZA, schemes={Layer.DEP: "clearnlp"})
     plan({Layer.DEP}, SPACY, schemes={Layer.DEP: "clearnlp"})  # fine
@@ -111,16 +114,20 @@ def test_signature_names_only_the_metric_layers():
 def fake(monkeypatch):
     made: list[FakeBackend] = []
 
+    real = plan_module.build
+
     def backend(spec, **kw):
+        if not (isinstance(spec, str) and spec.partition(":")[0] == "spacy"):
+            return real(spec, **kw)
         made.append(FakeBackend())
         return made[-1]
 
-    monkeypatch.setattr(layers_pkg, "create_annotator", backend)
+    monkeypatch.setattr(plan_module, "build", backend)
     return made
 
 
 def test_fake_backend_satisfies_protocol():
-    assert isinstance(FakeBackend(), Annotator)
+    assert isinstance(FakeBackend(), Provider)
 
 
 def test_srl_runs_labeller_over_dep_layer(monkeypatch, fake, tmp_path):

@@ -21,14 +21,14 @@ class _Annotator:
 @pytest.mark.parametrize("inner,cap", [(1, 1), (1, 4), (2, 4), (2, 8), (3, 8), (4, 4), (4, 9),
                                        (2, 16)])
 def test_every_process_counts_against_the_cap(inner, cap):
-    pool = pool_size(_Annotator(inner), cap)
+    pool = pool_size(((_Annotator(inner), frozenset()),), cap)
     started = pool if inner == 1 else (inner if pool == 1 else pool * (inner + 1))
     assert 1 <= started <= cap, (pool, started)
 
 
 def test_an_annotators_own_jobs_above_the_cap_are_refused():
     with pytest.raises(ConfigError, match="jobs=4 .*more than the 2"):
-        pool_size(_Annotator(4), 2)
+        pool_size(((_Annotator(4), frozenset()),), 2)
 
 
 def test_spacy_jobs_4_with_jobs_4_starts_no_pool(monkeypatch):
@@ -38,9 +38,10 @@ def test_spacy_jobs_4_with_jobs_4_starts_no_pool(monkeypatch):
 
     seen = []
     monkeypatch.setattr(executors, "_pool_batches", no_pool)
-    monkeypatch.setattr(executors, "_here", lambda ann, lab, texts, layers, size: seen.append(
+    monkeypatch.setattr(executors, "_here", lambda chain, texts, split, size: seen.append(
         len(texts)) or iter(()))
-    list(executors.batches(_Annotator(4), ["x"] * 1000, frozenset(), "local", 100, workers=4))
+    chain = ((_Annotator(4), frozenset()),)
+    list(executors.batches(chain, ["x"] * 1000, "local", 100, workers=4))
     assert seen == [1000]
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from mtstrata.layers import providers
-from mtstrata.layers.base import ANNOTATORS, LABELLERS
+from mtstrata.layers import code as providers
+from mtstrata.layers.provider import PROVIDERS
 from mtstrata.metrics import REGISTRY, provenance_lock
 
 ROWS = provenance_lock.entries()
@@ -33,9 +33,8 @@ def test_the_lock_file_is_what_the_generator_writes():
 
 def test_every_registry_entry_has_a_row():
     want = {f"metric:{e.name}" for e in REGISTRY.entries()}
-    want |= {f"annotator:{e.name}" for e in ANNOTATORS.entries()}
-    want |= {f"labeller:{e.name}" for e in LABELLERS.entries()}
-    want |= {f"code:{u}" for u in providers.CODE} | {"embedder:emb"}
+    want |= {f"provider:{e.name}" for e in PROVIDERS.entries()}
+    want |= {f"code:{u}" for u in providers.CODE}
     rows = provenance_lock.load()["rows"]
     assert want <= set(rows), sorted(want - set(rows))
     assert set(rows) == want  # and no row of something no longer registered
@@ -45,15 +44,15 @@ def test_versions_are_the_declared_ones():
     from mtstrata.layers.srl.rules import SRL_VERSION
 
     assert ROWS["metric:bleu"].version == "def:2"
-    assert ROWS["labeller:rules"].version == f"{SRL_VERSION}+srl-{providers.version('srl')}"
-    assert ROWS["labeller:learned"].version.startswith(
-        LABELLERS.create("learned").version + "+srl-")
-    assert ROWS["annotator:spacy"].version == (
+    assert ROWS["provider:rules"].version == f"{SRL_VERSION}+srl-{providers.version('srl')}"
+    assert ROWS["provider:learned"].version.startswith(
+        PROVIDERS.create("learned").version + "+srl-")
+    assert ROWS["provider:spacy"].version == (
         f"spacy-{providers.version('spacy')}+spacy-chunks-{providers.version('spacy-chunks')}")
 
 
 def test_the_learned_labeller_covers_the_rules_it_runs_as_features():
-    mods = ROWS["labeller:learned"].modules
+    mods = ROWS["provider:learned"].modules
     assert {"mtstrata.layers.srl.rules", "mtstrata.layers.srl.lexicon",
             "mtstrata.layers.srl.learned", "mtstrata.layers.srl.features"} <= set(mods)
 
@@ -62,7 +61,7 @@ def test_what_no_digest_covers():
     # the commands, outputs, cache, registries and plan never move a row; metrics stop at the
     # layers (versioned by their providers, named in ``ann``)
     outside = {"mtstrata.cli", "mtstrata.output", "mtstrata.cache", "mtstrata.registry",
-               "mtstrata.corpus", "mtstrata.metrics", "mtstrata.layers", "mtstrata.layers.base",
+               "mtstrata.corpus", "mtstrata.metrics", "mtstrata.layers", "mtstrata.layers.planning",
                "mtstrata.errors", "mtstrata.signature", "mtstrata.lock",
                "mtstrata.metrics.provenance"}
     for key, row in ROWS.items():
@@ -103,21 +102,21 @@ def test_a_lexicon_entry_moves_both_labellers(scratch):
     _edit(scratch, "layers/srl/lexicon.py", '"invest": {"in": "A2"}', '"invest": {"in": "A3"}')
     moved = _moved(scratch)
     # the contextual labeller runs the learned one's predicate classifier (and imports it)
-    assert set(moved) == {"labeller:rules", "labeller:learned", "labeller:contextual"}, \
+    assert set(moved) == {"provider:rules", "provider:learned", "provider:contextual"}, \
         sorted(moved)
-    assert "FORMAT in mtstrata/layers/srl/contextual.py" in moved["labeller:contextual"]
-    msg = moved["labeller:learned"]
+    assert "FORMAT in mtstrata/layers/srl/contextual.py" in moved["provider:contextual"]
+    msg = moved["provider:learned"]
     assert "mtstrata.layers.srl.lexicon" in msg and "provenance.lock" in msg
     assert "REVISION in mtstrata/layers/srl/learned.py" in msg
     assert provenance_lock.WRITE_COMMAND in msg
-    assert "SRL_VERSION in mtstrata/layers/srl/rules.py" in moved["labeller:rules"]
+    assert "SRL_VERSION in mtstrata/layers/srl/rules.py" in moved["provider:rules"]
 
 
 def test_one_line_of_the_rules_moves_the_learned_labeller(scratch):
     _edit(scratch, "layers/srl/rules.py", 'subj_role = "A1" if unaccusative else "A0"',
           'subj_role = "A0"')
-    assert set(_moved(scratch)) == {"labeller:rules", "labeller:learned",
-                                     "labeller:contextual"}
+    assert set(_moved(scratch)) == {"provider:rules", "provider:learned",
+                                     "provider:contextual"}
 
 
 def test_a_metric_constant_moves_the_metrics_of_its_module(scratch):
@@ -137,18 +136,18 @@ def test_a_shared_module_moves_every_metric_that_imports_it(scratch):
     _edit(scratch, "tokenizers.py", 'SACREBLEU_VERSION = "2.6.0"',
           'SACREBLEU_VERSION = "2.6.0"  # (pinned)')
     moved = _moved(scratch)
-    assert {"metric:bleu", "metric:chrf", "embedder:emb"} <= set(moved)
-    assert "labeller:rules" not in moved and "metric:SR-Or" not in moved
+    assert {"metric:bleu", "metric:chrf", "provider:emb"} <= set(moved)
+    assert "provider:rules" not in moved and "metric:SR-Or" not in moved
 
 
 def test_a_provider_constant_moves_its_row(scratch):
     _edit(scratch, "layers/spacy_backend.py", '_ORDER = ("tok2vec",', '_ORDER = ( "tok2vec",')
-    assert set(_moved(scratch)) == {"annotator:spacy"}
+    assert set(_moved(scratch)) == {"provider:spacy"}
 
 
 def test_edits_outside_producers_move_no_row(scratch):
     for rel in ("output.py", "cli.py", "cache.py", "registry.py", "corpus.py",
-                "metrics/__init__.py", "layers/__init__.py", "layers/base.py",
+                "metrics/__init__.py", "layers/__init__.py", "layers/planning.py",
                 "commands/score.py", "signature.py", "metrics/provenance.py"):
         p = scratch / rel
         p.write_text(p.read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
@@ -193,15 +192,16 @@ def test_check_command_exits_1_naming_the_row(scratch, capsys):
     _edit(scratch, "layers/srl/rules.py", 'subj_role = "A1" if unaccusative else "A0"',
           'subj_role = "A0"')
     assert provenance_lock.main(["--check"]) == 1
-    assert "labeller:learned" in capsys.readouterr().err
+    assert "provider:learned" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ the run re-signs
 def _labeller_signature(name: str) -> str:
-    from mtstrata.layers.base import Plan
+    from mtstrata.layers.provider import released
     from mtstrata.segment import Layer
 
-    return Plan.of(labeller=LABELLERS.create(name)).provider(Layer.SRL).signature
+    lab = PROVIDERS.create(name)
+    return released(lab, lab.layer_signature(Layer.SRL))
 
 
 def test_recorded_code_adds_nothing_to_signatures():

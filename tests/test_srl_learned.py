@@ -12,7 +12,7 @@ from hypothesis import given, settings
 
 from mtstrata import lock
 from mtstrata.errors import InputError, MissingLayerError, ModelError
-from mtstrata.layers.base import LABELLERS
+from mtstrata.layers.provider import PROVIDERS
 from mtstrata.layers.srl import learned as srl_learned
 from mtstrata.layers.srl.learned import LearnedSRL
 from mtstrata.layers.srl.linear import LinearModel, load, save
@@ -192,7 +192,7 @@ def test_learned_labeller_needs_the_dependency_layer() -> None:
 
 def test_both_labellers_share_the_interface() -> None:
     seg = parse(CASES[0][0])
-    rules, learned = LABELLERS.create("rules"), LABELLERS.create("learned")
+    rules, learned = PROVIDERS.create("rules"), PROVIDERS.create("learned")
     assert isinstance(learned, LearnedSRL) and learned.name == "learned"
     for lab in (rules, learned):
         assert lab.dep_scheme == "clearnlp" and lab.needs == pb.NEEDS
@@ -230,6 +230,6 @@ def test_learned_labeller_quality_floor_on_held_out_slice() -> None:
 def test_rules_hold_their_figures_on_the_hand_written_sets(name: str, floor: float) -> None:
     gold = read_gold(DATA / name)
     segs = pb.parse_tokens(pb.load_spacy(), [g.tokens for g in gold])
-    c = srl_eval.score([g.frames for g in gold], LABELLERS.create("rules").label(segs))
+    c = srl_eval.score([g.frames for g in gold], PROVIDERS.create("rules").label(segs))
     assert c.predicates()[2] >= 0.95
     assert c.arguments()[2] >= floor

@@ -130,22 +130,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.what == "annotators":
-        from mtstrata.layers import ANNOTATORS, LABELLERS
-        from mtstrata.layers.base import LAYER_PROVIDERS
+        from mtstrata.layers.planning import assigned_layers
+        from mtstrata.layers.provider import PROVIDERS
 
-        for title, reg in (("annotators (--annotator SPEC)", ANNOTATORS),
-                           ("semantic-role labellers (--srl NAME)", LABELLERS),
-                           ("plugin layers (planned for the metrics that read them)",
-                            LAYER_PROVIDERS)):
-            if reg is LAYER_PROVIDERS and not reg.entries():
-                continue  # (only plugins add layers)
-            print(title + ":")
-            for e in sorted(reg.entries(), key=lambda e: e.name):
-                schemes = getattr(e.factory, "schemes", None)
-                extra = (" schemes " + ",".join(f"{k}={v}" for k, v in sorted(
-                    (str(k), v) for k, v in schemes.items()))) if schemes else ""
-                layers = e.layers or tuple(sorted(str(x) for x in getattr(e.factory, "needs", ())))
-                print(f"  {e.name:8s} [{','.join(layers)}]{extra}  {e.description}")
+        print("providers (each fills the layers after ->, reading those in brackets; "
+              "--annotator SPEC chooses the provider of the tokens, --srl NAME that of srl; "
+              "the others are chosen per layer and language, default marked *):")
+        for e in sorted(PROVIDERS.entries(), key=lambda e: e.name):
+            f = e.factory
+            assigns = sorted(str(x) for x in assigned_layers(f))
+            reads = sorted(str(x) for x in getattr(f, "needs", ())) or ["text"]
+            langs = getattr(f, "languages", None)
+            schemes = getattr(f, "schemes", None)
+            extra = (" schemes " + ",".join(f"{k}={v}" for k, v in sorted(
+                (str(k), v) for k, v in schemes.items()))) if isinstance(schemes, dict) and \
+                schemes else ""
+            star = "*" if getattr(f, "default", False) else " "
+            print(f"  {e.name:10s}{star} [{','.join(reads)}] -> {','.join(assigns)}  "
+                  f"languages {','.join(sorted(langs)) if langs else 'any'}{extra}  "
+                  f"{e.description}")
         return 0
     entries = sorted(metrics.REGISTRY.entries(), key=lambda e: e.name.lower())
     width = max((len(e.name) for e in entries), default=10)
@@ -158,3 +161,4 @@ def run(args: argparse.Namespace) -> int:
     print("Set a parameter in the spec: NAME:key=value,key=value (e.g. bleu:smooth=floor, "
           "'SP-Op(*):meas=f').")
     return 0
+

@@ -38,12 +38,13 @@ def add_annotation_options(p: argparse.ArgumentParser, quiet: bool = True) -> No
     """The annotation options (``--annotator``, ``--srl``, ``--cache``, ``--jobs``,
     ``--executor``...); ``quiet=False`` for a command that has its own ``--quiet``."""
     g = p.add_argument_group("annotation (for metrics over linguistic layers)")
-    g.add_argument("--annotator", default="spacy", metavar="SPEC",
-                   help="annotator and its parameters, e.g. spacy, spacy:batch_size=128, "
-                   "stanza:dir=DIR (`mtstrata list annotators`; default: %(default)s)")
-    g.add_argument("--srl", default="learned", metavar="NAME",
+    g.add_argument("--annotator", default=None, metavar="SPEC",
+                   help="the provider of the tokens (and of every layer it gives) with its "
+                   "parameters, e.g. spacy, spacy:batch_size=128, stanza:dir=DIR (`mtstrata "
+                   "list annotators`; default: the language's, spacy for English)")
+    g.add_argument("--srl", default=None, metavar="NAME",
                    help="semantic-role labeller for the SR-* metrics (`mtstrata list "
-                   "annotators`; default: %(default)s)")
+                   "annotators`; default: learned)")
     g.add_argument("--cache", metavar="PATH",
                    help="annotation cache file (default: $XDG_CACHE_HOME/mtstrata/"
                    "annotations.sqlite)")

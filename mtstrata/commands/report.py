@@ -72,6 +72,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def command_line(args: argparse.Namespace, baseline: str) -> list[str]:
     """The command that rebuilds this report, with the defaults it ran with spelled out."""
+    from mtstrata.layers.planning import default_name
+    from mtstrata.segment import Layer
+
     cmd = ["mtstrata", "report"]
     for r in args.ref:
         cmd += ["-r", r]
@@ -79,7 +82,8 @@ def command_line(args: argparse.Namespace, baseline: str) -> list[str]:
         cmd += ["-s", args.source]
     cmd += ["-i", *args.input, "-b", baseline, "-m", *(args.metrics or DEFAULT_METRICS),
             *(["-n", str(args.resamples)] if args.resamples is not None else []),
-            "--seed", str(args.seed), "--annotator", args.annotator, "--srl", args.srl]
+            "--seed", str(args.seed), "--annotator", args.annotator or default_name(Layer.TOKENS),
+            "--srl", args.srl or default_name(Layer.SRL)]
     if args.allow_unlocked:
         cmd.append("--allow-unlocked")
     if args.pair:

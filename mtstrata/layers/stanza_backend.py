@@ -21,14 +21,15 @@ not provided (the plan says so before anything loads).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from mtstrata import lock
 from mtstrata.errors import ModelError
-from mtstrata.layers.base import ANNOTATORS
+from mtstrata.layers.provider import PROVIDERS, ProviderBase
 from mtstrata.segment import Layer, Segment, Span, Token
 
 PROVIDES = frozenset({Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP, Layer.NER})
@@ -69,21 +70,22 @@ def check_model_dir(model_dir: str | None) -> Path:
     return d
 
 
-@ANNOTATORS.register("stanza", description="stanza with English models from a local "
+@PROVIDERS.register("stanza", description="stanza with English models from a local "
                      "directory (stanza:dir=DIR); UD dependency labels",
                      layers=tuple(sorted(x.value for x in PROVIDES)))
 @dataclass(frozen=True)
-class StanzaAnnotator:
+class StanzaAnnotator(ProviderBase):
     """Annotates texts with stanza models from a local directory (``stanza:dir=DIR``)."""
 
     dir: str | None = None
     batch_size: int = 64
 
     name: ClassVar[str] = "stanza"
-    #: the units of mtstrata's conversion code it runs (:data:`mtstrata.layers.providers.CODE`)
+    #: the units of mtstrata's conversion code it runs (:data:`mtstrata.layers.code.CODE`)
     code: ClassVar[tuple[str, ...]] = ("stanza",)
-    provides: ClassVar[frozenset[Layer]] = PROVIDES
+    assigns: ClassVar[frozenset[Layer]] = PROVIDES
     schemes: ClassVar[Mapping[Layer, str]] = SCHEMES
+    languages: ClassVar[frozenset[str] | None] = frozenset({"en"})
     _nlp: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -101,15 +103,11 @@ class StanzaAnnotator:
     sentences_from: ClassVar[Layer] = Layer.TOKENS
 
     def signature(self, layers: frozenset[Layer]) -> str:
-        from mtstrata.layers.providers import version
+        from mtstrata.layers.code import version
 
         procs = processors_for(frozenset(layers) | {Layer.TOKENS})
         return (f"{self._base}.{'+'.join(procs)}"  # type: ignore[attr-defined]
                 f".conv{version('stanza')}")
-
-    def layer_signature(self, layer: Layer) -> str:
-        """What one layer's content depends on (its provider's signature)."""
-        return self.signature(frozenset({layer}))
 
     def _load(self, processors: tuple[str, ...]) -> Any:
         """The pipeline of ``processors`` (built once per set, never downloading)."""
@@ -125,14 +123,19 @@ class StanzaAnnotator:
                                  f"({type(e).__name__}: {e}). {HOW_TO_GET}") from None
         return self._nlp[processors]
 
-    def annotate(self, texts: Sequence[str], layers: frozenset[Layer]) -> Iterator[Segment]:
+    def annotate(self, texts: Iterable[str], layers: frozenset[Layer]) -> Iterator[Segment]:
         """Segments of ``texts``, in order (batched through ``bulk_process``)."""
         layers = frozenset(layers) | {Layer.TOKENS}
         nlp = self._load(processors_for(layers))
-        for i in range(0, len(texts), self.batch_size):
-            chunk = list(texts[i:i + self.batch_size])
+        it = iter(texts)
+        while chunk := list(itertools.islice(it, self.batch_size)):
             for text, doc in zip(chunk, nlp.bulk_process(chunk), strict=True):
                 yield to_segment(text, doc, layers)
+
+    def pipe(self, segments: Iterable[Segment], layers: frozenset[Layer], *, jobs: int = 1,
+             quiet: bool = True) -> Iterator[Segment]:
+        """The segments annotated afresh from their texts, in order."""
+        return self.annotate((s.text for s in segments), layers)
 
 
 def to_segment(text: str, doc: Any, layers: frozenset[Layer]) -> Segment:

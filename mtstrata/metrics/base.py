@@ -222,9 +222,9 @@ def code_facts(cls: type) -> dict[str, str]:
     """The signature facts naming a metric class's code when the definition version alone does
     not: ``plugin:DIST==VERSION`` for another distribution's metric (its release), and
     ``code:HASH`` for mtstrata's own when its modules are not those the provenance lock
-    records (edited since: :func:`mtstrata.layers.providers.code_mark`). Neither for
+    records (edited since: :func:`mtstrata.layers.code.code_mark`). Neither for
     mtstrata's recorded code: its signatures are what they always were."""
-    from mtstrata.layers.providers import code_mark
+    from mtstrata.layers.code import code_mark
 
     facts = {}
     mark = code_mark(cls)

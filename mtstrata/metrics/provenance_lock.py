@@ -11,13 +11,12 @@ stands for, so that code that changes under an unchanged version fails the suite
 
 * ``metric:NAME``: every entry of :data:`mtstrata.metrics.REGISTRY` (a family by its display
   name); version ``def:N`` (``MetricBase.definition``);
-* ``annotator:NAME`` and ``labeller:NAME``: every entry of
-  :data:`mtstrata.layers.base.ANNOTATORS` and :data:`~mtstrata.layers.base.LABELLERS`;
-  ``embedder:emb``: the provider of the emb layer. Version: the versions of the conversion code
-  units it declares (``code``, :data:`mtstrata.layers.providers.CODE`), and a labeller's own
-  ``version`` (``rules-3``; ``learned-1.<model sha>``);
-* ``code:UNIT``: each unit of :data:`mtstrata.layers.providers.CODE` (conversion code named
-  function by function, comments and docstrings aside: :func:`mtstrata.layers.providers.digest`).
+* ``provider:NAME``: every entry of :data:`mtstrata.layers.provider.PROVIDERS` (annotators,
+  role labellers, the embedding model). Version: its own ``version`` where it declares one
+  (``rules-3``; ``learned-1.<model sha>``), then the versions of the conversion code units it
+  declares (``code``, :data:`mtstrata.layers.code.CODE`);
+* ``code:UNIT``: each unit of :data:`mtstrata.layers.code.CODE` (conversion code named
+  function by function, comments and docstrings aside: :func:`mtstrata.layers.code.digest`).
 
 **What a row's digest covers** (every other row: the *closure* of its modules). The closure
 starts at the module that defines the entry's class (and its base classes') and its factory's,
@@ -41,7 +40,7 @@ labels are its features). A module's bytes are digested as they are, line ending
 (``\\r\\n`` is read as ``\\n``): a comment counts; re-recording it is cheap.
 
 **At run time** the signatures say it too: a producer whose modules are not those the lock
-records signs with a mark of its code as it is (:func:`mtstrata.layers.providers.code_mark`:
+records signs with a mark of its code as it is (:func:`mtstrata.layers.code.code_mark`:
 a metric's ``code:HASH`` fact, a provider's ``.code-HASH`` suffix in its ``ann`` fact and cache
 key), so numbers, caches and set records of edited code never pass for the recorded code's.
 
@@ -71,20 +70,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mtstrata.layers import providers
-from mtstrata.layers.providers import module_digest, module_file, source_bytes
+from mtstrata.layers import code as providers
+from mtstrata.layers.code import module_digest, module_file, source_bytes
 
 LOCK_FILE = providers.LOCK_FILE
 WRITE_COMMAND = "python -m mtstrata.metrics.provenance_lock --write"
 #: core modules that compute with metrics and layers (tokenisation, segments, WordNet)
 CORE = frozenset({"mtstrata.segment", "mtstrata.tokenizers", "mtstrata.wordnet"})
-#: modules of mtstrata.layers that are no provider's code: the run driver, the registries and
-#: the plan and the provider contract (which provider runs, not what it computes;
-#: ``add_frames``, which writes the srl row, is the code unit ``srl``), where providers run,
-#: and the version table itself
-NOT_PROVIDER_CODE = frozenset({"mtstrata.layers", "mtstrata.layers.base",
-                               "mtstrata.layers.contract", "mtstrata.layers.executors",
-                               "mtstrata.layers.providers"})
+#: modules of mtstrata.layers that are no provider's code: the run driver and the plan (which
+#: provider runs, not what it computes), where providers run, and the version table itself
+#: (the provider contract, whose base classes run labellers and computed layers, is theirs;
+#: ``add_frames``, which writes the srl row, is the code unit ``srl`` too)
+NOT_PROVIDER_CODE = frozenset({"mtstrata.layers", "mtstrata.layers.planning",
+                               "mtstrata.layers.executors", "mtstrata.layers.code"})
 #: modules of mtstrata.metrics that compute no number: the registry (the package), what
 #: compares signatures (a set's members are checked, not computed, there) and this lock
 NOT_METRIC_CODE = frozenset({"mtstrata.metrics", "mtstrata.metrics.provenance",
@@ -198,13 +196,13 @@ def _name(cls: type) -> str:
 
 
 def _code_version(units: Iterable[str]) -> str:
-    from mtstrata.layers.providers import version
+    from mtstrata.layers.code import version
 
     return "+".join(f"{u}-{version(u)}" for u in units)
 
 
 def _code_bump(units: Iterable[str]) -> str:
-    return "; ".join(f"CODE[{u!r}] in mtstrata/layers/providers.py" for u in units)
+    return "; ".join(f"CODE[{u!r}] in mtstrata/layers/code.py" for u in units)
 
 
 def _file_of(module: str) -> str:
@@ -227,33 +225,25 @@ def metric_rows() -> Iterator[Row]:
 
 
 def provider_rows() -> Iterator[Row]:
-    from mtstrata.layers.base import ANNOTATORS, LABELLERS
-    from mtstrata.layers.embedding import EmbeddingProvider
+    from mtstrata.layers.provider import PROVIDERS
 
-    # (key, class, the code units it runs, the labeller's name); every provider declares its
-    # units as ``code`` (the embedder is no registry's entry: it is named here)
-    providers: list[tuple[str, type, tuple[str, ...], str | None]] = [
-        ("embedder:emb", EmbeddingProvider, EmbeddingProvider.code, None)]
-    providers += [(f"annotator:{e.name}", e.factory, tuple(getattr(e.factory, "code", ())),
-                   None) for e in ANNOTATORS.entries()]
-    providers += [(f"labeller:{e.name}", e.factory, tuple(getattr(e.factory, "code", ())),
-                   e.name) for e in LABELLERS.entries()]
-    for key, cls, units, labeller in providers:
+    for e in PROVIDERS.entries():
+        cls = e.factory
         if not _own(cls):
             continue  # another distribution's (its signature names the distribution)
+        units = tuple(getattr(cls, "code", ()))
         version, bump = _code_version(units), _code_bump(units)
-        if labeller is not None:  # its own version first
-            own = str(LABELLERS.create(labeller).version)
+        if isinstance(getattr(cls, "version", None), property) or "version_at" in vars(cls):
+            own = str(PROVIDERS.create(e.name).version)  # its own version first
             at = getattr(cls, "version_at", f"the version of {cls.__qualname__}")
             version = "+".join(v for v in (own, version) if v)
             bump = "; ".join(b for b in (at, bump) if b)
         mods = closure(_roots(cls, cls) | {"mtstrata.payloads"}, _provider_scope)
-        yield Row(key, version, tuple(mods), closure_digest(mods), bump, _name(cls))
+        yield Row(f"provider:{e.name}", version, tuple(mods), closure_digest(mods), bump,
+                  _name(cls))
 
 
 def code_rows() -> Iterator[Row]:
-    from mtstrata.layers import providers
-
     for unit in sorted(providers.CODE):
         yield Row(f"code:{unit}", providers.version(unit), (), providers.digest(unit),
                   _code_bump([unit]))

@@ -45,7 +45,7 @@ import numpy as np
 
 from mtstrata import lock
 from mtstrata.errors import ModelError
-from mtstrata.layers.base import LABELLERS, SRL_NEEDS
+from mtstrata.layers.provider import PROVIDERS, Labeller
 from mtstrata.layers.srl import learned
 from mtstrata.layers.srl.encode import PredicateEncoder
 from mtstrata.layers.srl.linear import LinearModel, load_all
@@ -360,23 +360,20 @@ def load_models(path: Path) -> Models:
     return Models(linear["predicate"], arrays, meta, enc)
 
 
-@LABELLERS.register("contextual", description="PropBank roles from a tagger over the sentence "
+@PROVIDERS.register("contextual", description="PropBank roles from a tagger over the sentence "
                     "encoder's word vectors; needs the emb extra "
                     "(mtstrata.layers.srl.contextual)", layers=("tokens", "lemma", "pos", "dep"))
 @dataclass(frozen=True)
-class ContextualSRL:
+class ContextualSRL(Labeller):
     """PropBank roles from the contextual model (module docstring); batched ``label``."""
 
     name: ClassVar[str] = "contextual"
-    needs: ClassVar[frozenset] = SRL_NEEDS
-    dep_scheme: ClassVar[str] = "clearnlp"
-    code: ClassVar[tuple[str, ...]] = ("srl",)
     version_at: ClassVar[str] = "FORMAT in mtstrata/layers/srl/contextual.py, or retrain the model"
     path: str = ""
     _models: list[Models] = field(default_factory=list, init=False, repr=False, compare=False)
 
     @property
-    def version(self) -> str:
+    def version(self) -> str:  # type: ignore[override]
         """``contextual-<format>.<first 12 hex digits of the pinned sha256>.<the encoder>``
         (:func:`available`). Computing it checks that the emb extra is installed: a run names its
         labeller's version before any work, so one without the extra stops there."""

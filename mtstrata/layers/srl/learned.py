@@ -50,7 +50,7 @@ import numpy as np
 from mtstrata import lock
 from mtstrata.cache import gc_paused
 from mtstrata.errors import MissingLayerError, ModelError
-from mtstrata.layers.base import LABELLERS, SRL_NEEDS
+from mtstrata.layers.provider import PROVIDERS, Labeller
 from mtstrata.layers.srl.encode import ArgumentEncoder, PredicateEncoder
 from mtstrata.layers.srl.linear import LinearModel
 from mtstrata.layers.srl.linear import load as load_arrays
@@ -237,11 +237,11 @@ def load_models(path: Path) -> Models:
     return Models(models["predicate"], models["argument"])
 
 
-@LABELLERS.register("learned", description="PropBank roles from a model trained on gold "
+@PROVIDERS.register("learned", description="PropBank roles from a model trained on gold "
                     "PropBank EWT data (mtstrata.layers.srl.learned)",
                     layers=("tokens", "lemma", "pos", "dep"))
 @dataclass(frozen=True)
-class LearnedSRL:
+class LearnedSRL(Labeller):
     """PropBank roles from the trained model (module docstring); batched ``label``.
 
     ``path`` is the model file (empty: the one shipped in the package); it is read and
@@ -249,18 +249,15 @@ class LearnedSRL:
     """
 
     name: ClassVar[str] = "learned"
-    needs: ClassVar[frozenset[Layer]] = SRL_NEEDS
-    dep_scheme: ClassVar[str] = "clearnlp"
-    #: the conversion code of its layer (:data:`mtstrata.layers.providers.CODE`) and where its
-    #: own version is declared (see :mod:`mtstrata.metrics.provenance_lock`)
-    code: ClassVar[tuple[str, ...]] = ("srl",)
+    default: ClassVar[bool] = True  # the better labeller on gold PropBank (RESULTS.md)
+    #: where its own version is declared (see :mod:`mtstrata.metrics.provenance_lock`)
     version_at: ClassVar[str] = ("REVISION in mtstrata/layers/srl/learned.py, or retrain the "
                                  "model (" + TRAIN_COMMAND.split("   ")[0] + ")")
     path: str = ""
     _models: list[Models] = field(default_factory=list, init=False, repr=False, compare=False)
 
     @property
-    def version(self) -> str:
+    def version(self) -> str:  # type: ignore[override]
         """``learned-<format>.<first 12 hex digits of the pinned sha256>``, then
         ``.r<revision>`` from :data:`REVISION` 1 on."""
         return (f"learned-{FORMAT}.{pinned()['sha256'][:12]}"

@@ -1,8 +1,7 @@
 """The rule role labeller under the labeller registry (``--srl rules``).
 
-The rules themselves live in :mod:`mtstrata.layers.srl.rules`; this module puts them behind the
-:class:`~mtstrata.layers.base.Labeller` protocol so that a learned labeller is one more
-registered module.
+The rules themselves live in :mod:`mtstrata.layers.srl.rules`; this module makes them a
+provider of ``srl`` (:class:`~mtstrata.layers.provider.Labeller`), registered like the others.
 """
 
 from __future__ import annotations
@@ -13,8 +12,8 @@ from types import ModuleType
 from typing import ClassVar
 
 from mtstrata.errors import MissingLayerError
-from mtstrata.layers.base import LABELLERS, SRL_NEEDS
-from mtstrata.segment import Frame, Layer, Segment
+from mtstrata.layers.provider import PROVIDERS, Labeller
+from mtstrata.segment import Frame, Segment
 
 
 def _rules() -> ModuleType:
@@ -29,22 +28,18 @@ def _rules() -> ModuleType:
     return rules
 
 
-@LABELLERS.register("rules", description="PropBank-style rules over ClearNLP dependencies "
+@PROVIDERS.register("rules", description="PropBank-style rules over ClearNLP dependencies "
                     "(mtstrata.layers.srl.rules)", layers=("tokens", "lemma", "pos", "dep"))
 @dataclass(frozen=True)
-class RuleLabeller:
+class RuleLabeller(Labeller):
     """The rule labeller: PropBank roles from the dependency parse."""
 
     name: ClassVar[str] = "rules"
-    needs: ClassVar[frozenset[Layer]] = SRL_NEEDS
-    dep_scheme: ClassVar[str] = "clearnlp"
-    #: the conversion code of its layer (:data:`mtstrata.layers.providers.CODE`) and where its
-    #: own version is declared (see :mod:`mtstrata.metrics.provenance_lock`)
-    code: ClassVar[tuple[str, ...]] = ("srl",)
+    #: where its own version is declared (see :mod:`mtstrata.metrics.provenance_lock`)
     version_at: ClassVar[str] = "SRL_VERSION in mtstrata/layers/srl/rules.py"
 
     @property
-    def version(self) -> str:
+    def version(self) -> str:  # type: ignore[override]
         return str(_rules().SRL_VERSION)
 
     def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:

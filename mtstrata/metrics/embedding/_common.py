@@ -7,7 +7,7 @@ weights is refused when rebuilt.
 
 The vectors are the segments' ``emb`` layer (:attr:`Layer.EMB`, which the metrics require), as a
 run computes and caches it through its provider (:class:`mtstrata.layers.embedding.
-EmbeddingProvider`). Segments built without it (the Python API on hand-made segments) are
+Embedder`). Segments built without it (the Python API on hand-made segments) are
 embedded by that provider here, without the cache: the same vectors, since a text's vectors
 depend on the text alone. ``jobs`` (worker processes for that case; 0: one) never changes a
 number and is left out of the signature.

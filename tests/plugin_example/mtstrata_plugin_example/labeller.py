@@ -7,17 +7,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from mtstrata.layers.provider import Labeller
 from mtstrata.segment import Frame, Layer, Segment, Span
 
 
 @dataclass(frozen=True)
-class FirstVerbLabeller:
+class FirstVerbLabeller(Labeller):
     """The first verb as the only predicate, the words before it as its A0 (a toy)."""
 
     name: ClassVar[str] = "first-verb"
     version: ClassVar[str] = "1"
     needs: ClassVar[frozenset[Layer]] = frozenset({Layer.TOKENS, Layer.POS})
     dep_scheme: ClassVar[str] = "clearnlp"
+    languages: ClassVar[frozenset[str] | None] = None  # (any: it reads tags only)
 
     def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
         out = []

@@ -1,7 +1,9 @@
-"""A layer of its own: ``word-lengths`` (the length of each token), its provider and a metric
-that reads it, ``long-words``. Adding a layer kind is this one module: mtstrata plans it,
-computes it from the tokens, caches it keyed by its provider's signature and names that
-signature (with this distribution's release) in the ``ann`` fact of the numbers it feeds.
+"""A layer of its own: ``word-lengths`` (the length of each token), its provider, its codec and
+a metric that reads it, ``long-words``. Adding a layer kind is this one module: mtstrata plans
+it, computes it from the tokens in the annotation workers (beside the parse), stores it with
+its own codec (two bytes a token, not JSON), caches it keyed by its provider's signature and
+names that signature (with this distribution's release) in the ``ann`` fact of the numbers it
+feeds.
 
 A plugin layer may read another: ``long-flags`` (1 for each token of 7 letters or more) is
 computed from ``word-lengths``, after it, and keyed by both providers' signatures; the metric
@@ -9,31 +11,59 @@ computed from ``word-lengths``, after it, and keyed by both providers' signature
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
+from mtstrata.layers.provider import ComputedLayer
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
+from mtstrata.payloads import Codec, register_codec
 from mtstrata.segment import ExtraLayer, Layer, Segment
 
 WORD_LENGTHS = ExtraLayer("word-lengths")
 LONG_FLAGS = ExtraLayer("long-flags")
 
 
+class LengthsCodec(Codec):
+    """``word-lengths`` as bytes: a magic, then each length as an unsigned 16-bit integer."""
+
+    MAGIC = b"wl1"
+
+    def encode(self, seg: Segment, layer: Layer | ExtraLayer, sentences_from: Layer) -> bytes:
+        return self.MAGIC + struct.pack(f"<{len(seg.value(layer))}H", *seg.value(layer))
+
+    def decode(self, payload: str | bytes) -> list[int]:
+        if not isinstance(payload, bytes) or not payload.startswith(self.MAGIC):
+            raise ValueError("not a word-lengths payload")
+        body = payload[len(self.MAGIC):]
+        return list(struct.unpack(f"<{len(body) // 2}H", body))
+
+    def valid(self, payload: object) -> bool:
+        return (isinstance(payload, bytes) and payload.startswith(self.MAGIC)
+                and len(payload) % 2 == len(self.MAGIC) % 2)
+
+
+register_codec(WORD_LENGTHS, LengthsCodec())
+
+
 @dataclass(frozen=True)
-class WordLengths:
-    """The provider of ``word-lengths`` (entry point group ``mtstrata.layer_providers``)."""
+class WordLengths(ComputedLayer):
+    """The provider of ``word-lengths`` (entry point group ``mtstrata.providers``): computed
+    in the annotation workers (``runs``), read from the tokens."""
 
     name: ClassVar[str] = "word-lengths"
     version: ClassVar[str] = "1"
     needs: ClassVar[frozenset[Layer]] = frozenset({Layer.TOKENS})
 
+    runs: ClassVar[str] = "worker"
+
     def compute(self, segments: Sequence[Segment]) -> list[list[int]]:
         """The length of each token of each segment."""
-        return [[len(t.form) for t in seg.tokens] for seg in segments]
+        return [[min(len(t.form), 65535) for t in seg.tokens] for seg in segments]
 
 
 @REGISTRY.register("long-words", description="hypothesis over reference words of 7 letters "
@@ -56,7 +86,7 @@ class LongWords(MetricBase):
 
 
 @dataclass(frozen=True)
-class LongFlags:
+class LongFlags(ComputedLayer):
     """The provider of ``long-flags``, read from the ``word-lengths`` layer."""
 
     name: ClassVar[str] = "long-flags"

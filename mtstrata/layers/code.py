@@ -54,14 +54,14 @@ CODE: dict[str, tuple[str, tuple[str, ...]]] = {
         "mtstrata.layers.stanza_backend:_NEEDS", *_ROWS)),
     # frames -> the srl row (the labellers' own code is versioned by their ``version``)
     "srl": ("2", (
-        "mtstrata.layers.base:add_frames", *_ROWS)),
+        "mtstrata.layers.provider:add_frames", *_ROWS)),
     # the sentence-embedding model's pooling, batching and stored form (the digest has been
     # re-recorded at version 3 for code that moved or was rewritten without changing a
     # payload; tests/test_emb_reference.py checks the bits against sentence-transformers)
     "emb": ("3", (
         "mtstrata.layers.embedding:Encoder", "mtstrata.layers.embedding:tokenize",
         "mtstrata.layers.embedding:sentence_layout",
-        "mtstrata.layers.embedding:one_thread", "mtstrata.layers.embedding:EmbeddingProvider",
+        "mtstrata.layers.embedding:one_thread", "mtstrata.layers.embedding:Embedder",
         "mtstrata.layers.embedding:width", "mtstrata.layers.embedding:batches",
         "mtstrata.layers.embedding:_encode_task", "mtstrata.layers.embedding:ROWS",
         "mtstrata.layers.embedding:QUANTUM", "mtstrata.layers.embedding:rows_for",
