@@ -13,8 +13,14 @@ import pytest
 
 from mtstrata.cache import SegmentAssembler
 from mtstrata.errors import ConfigError
-from mtstrata.layers import AnnotationOptions, Labeller, ProviderBase, annotate_texts, plan
-from mtstrata.layers import planning
+from mtstrata.layers import (
+    AnnotationOptions,
+    Labeller,
+    ProviderBase,
+    annotate_texts,
+    plan,
+    planning,
+)
 from mtstrata.layers.executors import batches, guided, parse_executor
 from mtstrata.segment import Frame, Layer, Segment
 

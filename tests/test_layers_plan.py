@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 import types
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 
 import pytest
 

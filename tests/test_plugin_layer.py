@@ -8,11 +8,10 @@ signature, with the plugin's release, in the numbers' ``ann`` fact."""
 from __future__ import annotations
 
 import json
-
-import pytest
-
 import os
 import sqlite3
+
+import pytest
 
 from mtstrata.layers import ComputedLayer, ProviderBase
 from mtstrata.layers.provider import ann_kind

@@ -139,8 +139,7 @@ def test_planted_symlinks_are_never_followed(tmp_path):
 def test_an_annotator_conversion_version_change_recomputes(tmp_path, monkeypatch):
     """What produced a metric's layers (the plan's signature: annotator, its own conversion
     version, labeller) keys its column: a new conversion version is never served old scores."""
-    from mtstrata.layers import AnnotationOptions
-    from mtstrata.layers import Plan
+    from mtstrata.layers import AnnotationOptions, Plan
 
     d = _corpus(tmp_path)
     opts = AnnotationOptions(cache=str(tmp_path / "ann.sqlite"), quiet=True)
