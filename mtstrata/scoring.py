@@ -113,19 +113,41 @@ def layers_needed(metrics: Sequence[Metric]) -> tuple[set[Layer], dict[Layer, st
     return needed, schemes
 
 
-def metric_signatures(metrics: Sequence[Metric], nrefs: int, the_plan: Any = None
-                      ) -> list[str]:
+def metric_signatures(metrics: Sequence[Metric], nrefs: int, the_plan: Any = None,
+                      annotation: AnnotationOptions | None = None) -> list[str]:
     """Each metric's signature in a run with ``nrefs`` references annotated by ``the_plan``:
-    the metric's own signature plus the run facts (``nrefs``, ``ann``: what produced the
-    metric's own layers, whatever else the run needed). A plugin's metric names its
-    distribution and release in its own signature (``plugin:DIST==VERSION``)."""
-    out = []
+    the metric's own signature plus the run facts (``nrefs``; ``ann``: what produced the
+    metric's own layers, whatever else the run needed; ``lang`` for a number that depends on
+    the target language: :func:`mtstrata.metrics.provenance.run_facts`). A plugin's metric
+    names its distribution and release in its own signature (``plugin:DIST==VERSION``)."""
+    from mtstrata.metrics.provenance import run_facts
+
+    language = annotation.language if annotation is not None else None
+    checked = annotation.check_script if annotation is not None else True
+    return [_sig.add_run_facts(m.signature(), **run_facts(m, the_plan, nrefs, language,
+                                                          checked)) for m in metrics]
+
+
+def check_language(metrics: Sequence[Metric], refs: Sequence[Sequence[str]],
+                   annotation: AnnotationOptions | None, where: str = "the references") -> None:
+    """Before any work: a run whose numbers depend on its target language refuses references
+    plainly written in another script (:func:`mtstrata.languages.check_script`), unless told
+    to go on (``--other-script``)."""
+    from mtstrata.languages import DEFAULT, check_script
+    from mtstrata.metrics.base import depends_on_language
+
+    options = annotation or AnnotationOptions()
+    language = options.language or DEFAULT
     for m in metrics:
-        facts = {"nrefs": str(nrefs)}
-        if m.requires and the_plan is not None:
-            facts["ann"] = the_plan.signature(m.requires)
-        out.append(_sig.add_run_facts(m.signature(), **facts))
-    return out
+        langs = getattr(m, "languages", None)
+        if langs is not None and language not in langs:
+            raise ConfigError(
+                f"{m.display_name()} computes for {', '.join(sorted(langs))} only (its "
+                f"resources are of that language), not for the run's language {language!r}: "
+                "its number would be silently wrong. Leave it out, or check --lang.")
+    if options.check_script and any(depends_on_language(m) for m in metrics):
+        check_script((t for stream in refs for t in stream), language,
+                     options.references or where)
 
 
 def run_signatures(metrics: Sequence[Metric], nrefs: int,
@@ -135,7 +157,7 @@ def run_signatures(metrics: Sequence[Metric], nrefs: int,
     model is loaded): what a cache of computed scores is keyed by."""
     needed, schemes = layers_needed(metrics)
     the_plan = plan_run(needed, annotation, schemes) if needed else None
-    return metric_signatures(metrics, nrefs, the_plan)
+    return metric_signatures(metrics, nrefs, the_plan, annotation)
 
 
 def compute(
@@ -173,6 +195,7 @@ def compute(
     check_limits(systems, refs, metrics, bool(needed))
     texts = list(dict.fromkeys([t for s in refs for t in s]
                                + [t for h in systems.values() for t in h]))
+    check_language(metrics, refs, annotation)
     the_plan = plan_run(needed, annotation, schemes) if needed else None
     for m in metrics:  # a metric set refuses, before any annotation, a plan it was not fitted on
         m.check_run(the_plan)
@@ -182,7 +205,7 @@ def compute(
     ref_segs = Prepared([[segs[stream[i]] for stream in refs] for i in range(n)], annotation)
     run = Run(systems=list(systems), metrics=list(metrics),
               segments=segs if keep_segments else {}, annotation=ann_sig)
-    run.signatures = metric_signatures(metrics, len(refs), the_plan)
+    run.signatures = metric_signatures(metrics, len(refs), the_plan, annotation)
     todo = _system_stats(systems, segs, ref_segs, metrics, annotation)
     for name, per_metric in progress.track(todo, "scoring", len(systems), unit="system"):
         for i, stats in enumerate(per_metric):

@@ -57,7 +57,7 @@ from mtstrata._version import __version__
 LIBRARIES = ("sacrebleu", "nltk", "sentence-transformers", "transformers", "torch")
 #: keys describing the run rather than the metric: ignored when a signature is parsed back
 RUN_KEYS = frozenset({"version", "v", "nrefs", "ann", "unlocked", "def", "plugin", "code",
-                      *LIBRARIES})
+                      "lang", "script", *LIBRARIES})
 #: the definition-version key (checked, see the module docstring)
 DEF_KEY = "def"
 #: the definition a signature without ``def`` has (signatures made before mtstrata 0.2.0)

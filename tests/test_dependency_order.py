@@ -18,8 +18,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mtstrata"
 #: errors, tokenizers, outputs, pins; then the annotation layers, the metrics, running them,
 #: what is built from score tables, the report, the commands, the command line.
 ORDER = (
-    "_version", "errors", "console", "segment", "payloads", "_patterns", "plugins", "registry",
-    "signature", "progress",
+    "_version", "errors", "languages", "console", "segment", "payloads", "_patterns", "plugins",
+    "registry", "signature", "progress",
     "tokenizers", "output", "lock", "wordnet", "environment", "cache", "corpus", "tokenized",
     "layers",
     "metrics",

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from mtstrata.metrics.base import Metric
 
 __all__ = ["add_annotation_options", "add_data_options", "annotation_options", "jobs_option",
-           "run_options", "system_names"]
+           "lang_option", "run_options", "system_names"]
 
 
 def system_names(hyps: list[corpus.TextFile]) -> list[str]:
@@ -45,6 +45,14 @@ def add_annotation_options(p: argparse.ArgumentParser, quiet: bool = True) -> No
     g.add_argument("--srl", default=None, metavar="NAME",
                    help="semantic-role labeller for the SR-* metrics (`mtstrata list "
                    "annotators`; default: learned)")
+    g.add_argument("--lang", type=lang_option, default=None, metavar="CODE",
+                   help="the target language (ISO 639 code: en, de, ru, zh...): which providers "
+                   "read its texts, and in the signature of every number that depends on it "
+                   "(default: the language a pair directory's name xx-yy gives, else en)")
+    g.add_argument("--other-script", action="store_true",
+                   help="go on although the references are mostly written in another script "
+                   "than the language's (signed script:unchecked); without it such a run stops "
+                   "before any work")
     g.add_argument("--cache", metavar="PATH",
                    help="annotation cache file (default: $XDG_CACHE_HOME/mtstrata/"
                    "annotations.sqlite)")
@@ -79,11 +87,27 @@ def jobs_option(text: str) -> int:
     return jobs
 
 
+def lang_option(text: str) -> str:
+    """``--lang CODE``: a language code, checked as the option is read (a usage error, exit 2,
+    before any work)."""
+    from mtstrata.languages import check_code
+
+    try:
+        return check_code(text)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def annotation_options(args: argparse.Namespace) -> AnnotationOptions:
     """The :class:`~mtstrata.layers.AnnotationOptions` the annotation options give."""
+    from mtstrata.languages import DEFAULT
     from mtstrata.layers import AnnotationOptions
 
+    refs = getattr(args, "ref", None)
     return AnnotationOptions(
+        language=getattr(args, "lang", None) or DEFAULT,
+        check_script=not getattr(args, "other_script", False),
+        references=str(refs[0]) if isinstance(refs, list) and refs else None,
         annotator=args.annotator,
         labeller=args.srl,
         cache=args.cache,

@@ -33,6 +33,11 @@ class AnnotationOptions:
     quiet: bool = False
     executor: str = "local"  # local | dask | dask:tcp://HOST:PORT (see layers.executors)
     language: str = DEFAULT_LANGUAGE
+    #: refuse references plainly written in another script than the language's
+    #: (:func:`mtstrata.languages.check_script`); False: ``--other-script``, signed
+    check_script: bool = True
+    #: what the references are called in the script check's message (their file)
+    references: str | None = field(default=None, compare=False)
     #: the provider of other layers: (layer, spec) pairs
     choices: tuple[tuple[Layer, str], ...] = ()
     #: the run's plan, resolved once for every metric of the run (:func:`with_plan`) and passed

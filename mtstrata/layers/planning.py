@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mtstrata.errors import MissingLayerError
+from mtstrata.languages import DEFAULT
 from mtstrata.layers.provider import PROVIDERS, SCHEMES, LayerKey, ann_kind, ann_part, released
 from mtstrata.registry import parse_spec
 from mtstrata.segment import Layer
 from mtstrata.signature import PROVIDER_KINDS, Ann
 
 #: the language of a run that names none
-DEFAULT_LANGUAGE = "en"
+DEFAULT_LANGUAGE = DEFAULT
 
 
 @dataclass(frozen=True)
@@ -276,9 +277,16 @@ def _no_provider(layer: Layer, language: str, found: list[Any]) -> str:
     if not found:
         return (f"no installed provider gives the {layer} layer that the requested metrics "
                 "need; choose metrics that need other layers (see `mtstrata list metrics`).")
-    names = ", ".join(sorted(f.name for f in found))
-    return (f"the {layer} layer has several providers ({names}) and none is the default for "
-            f"the language {language!r}; choose one.")
+    usable = [f for f in found if _serves(f, language)]
+    if not usable:
+        served = "; ".join(f"{f.name} serves {', '.join(sorted(f.languages))}" for f in found)
+        return (f"no installed provider gives the {layer} layer for the language "
+                f"{language!r} ({served}), so the metrics that need it cannot be computed for "
+                f"{language!r} text. Leave them out, or check --lang (`mtstrata list "
+                "annotators` lists the providers and their languages).")
+    names = ", ".join(sorted(f.name for f in usable))
+    return (f"the {layer} layer has several providers for the language {language!r} ({names}) "
+            "and none is its default; choose one.")
 
 
 def _missing(provider: Any, missing: frozenset[Layer]) -> None:

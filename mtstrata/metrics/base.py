@@ -95,6 +95,13 @@ class MetricBase:
     definition: ClassVar[int] = 1
     higher_is_better: ClassVar[bool] = True
     requires: ClassVar[frozenset[Layer]] = frozenset()
+    #: the number depends on the target language beyond the layers it reads (a stemmer or a
+    #: thesaurus of one language): its signature names the language, as those of metrics over
+    #: layers do (:func:`depends_on_language`)
+    language_bound: ClassVar[bool] = False
+    #: the target languages it can compute for (None: any); a run in another is refused
+    #: before any work (:func:`mtstrata.scoring.check_language`)
+    languages: ClassVar[frozenset[str] | None] = None
     #: the value of a perfect score (for error rates: of a rate of one); 100 for the metrics
     #: sacreBLEU reports in percent (BLEU, chrF, TER) and those defined as BLEU; inf for NIST
     scale: ClassVar[float] = 1.0
@@ -295,3 +302,9 @@ class Score:
 def _finite(v: float) -> float | None:
     v = float(v)
     return v if math.isfinite(v) else None
+
+
+def depends_on_language(m: Any) -> bool:
+    """Whether ``m``'s number depends on the run's target language: it reads linguistic layers
+    (each made by a provider for that language) or is ``language_bound``."""
+    return bool(getattr(m, "requires", ())) or bool(getattr(m, "language_bound", False))

@@ -62,12 +62,30 @@ def plan_for(members: Iterable[Metric], options: Any = None) -> Any:
     return plan_run(needed, options, schemes) if needed else None
 
 
-def full_signature(m: Metric, plan: Any) -> str:
-    """``m``'s signature with the annotator/labeller of its own layers (``ann:``)."""
-    facts = {}
+def run_facts(m: Metric, plan: Any, nrefs: int | None = None, language: str | None = None,
+              script_checked: bool = True) -> dict[str, str]:
+    """The run facts of ``m``'s numbers, in the order a signature lists them: ``nrefs`` (when
+    given), ``ann`` (what produced its own layers), ``lang`` (the target language, for a
+    number that depends on it: :func:`~mtstrata.metrics.base.depends_on_language`; default
+    the plan's) and ``script:unchecked`` when the run was told to skip the script check."""
+    from mtstrata.languages import DEFAULT
+    from mtstrata.metrics.base import depends_on_language
+
+    facts = {} if nrefs is None else {"nrefs": str(nrefs)}
     if m.requires and plan is not None:
         facts["ann"] = plan.signature(m.requires)
-    return _sig.add_run_facts(m.signature(), **facts)
+    if depends_on_language(m):
+        facts["lang"] = language or getattr(plan, "language", None) or DEFAULT
+        if not script_checked:
+            facts["script"] = "unchecked"
+    return facts
+
+
+def full_signature(m: Metric, plan: Any, language: str | None = None,
+                   script_checked: bool = True) -> str:
+    """``m``'s signature with the providers of its own layers (``ann:``) and its language."""
+    return _sig.add_run_facts(m.signature(), **run_facts(m, plan, None, language,
+                                                         script_checked))
 
 
 def segment_signature(m: Metric, sig: str) -> str:
@@ -121,6 +139,10 @@ def _key(sig: str, ignore: Iterable[str] = ()) -> tuple[str, dict[str, str]]:
     run = value.run
     facts = {k: v for k, v in run.items() if k not in IGNORED and k not in ignore}
     facts[_sig.DEF_KEY] = _sig.definition_of(run)
+    if "lang" not in ignore and ("ann" in run or "lang" in run):  # (before languages: English)
+        from mtstrata.languages import LEGACY
+
+        facts["lang"] = run.get("lang", LEGACY)
     if "ann" in facts:
         try:
             ann = _sig.Ann.parse(facts["ann"])
@@ -154,7 +176,8 @@ def member_signatures(specs: Sequence[str], options: Any = None) -> dict[str, st
 
     built = {s: create(s) for s in specs}
     plan = plan_for(built.values(), options)
-    return {s: full_signature(m, plan) for s, m in built.items()}
+    language = getattr(options, "language", None)
+    return {s: full_signature(m, plan, language) for s, m in built.items()}
 
 
 def check_members(specs: Sequence[str], members: Sequence[Metric], saved: Any, where: str,

@@ -201,12 +201,16 @@ class MeteorSt(_Meteor):
     name: ClassVar[str] = "METEOR-st"
     display: ClassVar[str] = "METEOR-st"
     stages: ClassVar[str] = "st"
+    language_bound: ClassVar[bool] = True  # Porter's English stemmer
+    languages: ClassVar[frozenset[str] | None] = frozenset({"en"})
 
 
 @dataclass(frozen=True)
 class MeteorSy(_Meteor):
     name: ClassVar[str] = "METEOR-sy"
     display: ClassVar[str] = "METEOR-sy"
+    language_bound: ClassVar[bool] = True  # Porter's English stemmer and English WordNet
+    languages: ClassVar[frozenset[str] | None] = frozenset({"en"})
     stages: ClassVar[str] = "sy"
 
 
