@@ -70,6 +70,7 @@ def _todo(p: Plan, want: frozenset[Layer], texts: Sequence[str], have: dict[str,
     provider, from the layers before it."""
     order = p.order(want)
     mine = {id(q): frozenset(x for x in want if p.provider_of(x) is q) for q in order}
+    reads = {id(q): p.closure(q.needs) if q.needs else frozenset() for q in order}
     work = _Work(have)
     here: dict[int, list[str]] = {}
     for t in texts:
@@ -80,16 +81,16 @@ def _todo(p: Plan, want: frozenset[Layer], texts: Sequence[str], have: dict[str,
             miss = frozenset(x for x in mine[id(q)] if x not in h)
             if not miss:
                 continue
-            reads = p.closure(q.needs) if q.needs else frozenset()
+            r = reads[id(q)]
             if q.runs == "worker" and not q.needs and not chain:  # the chain's head
                 chain.append((q, miss))
                 missing |= miss
-            elif (q.runs == "worker" and chain and reads <= chain[0][0].assigns | missing
-                  and reads & missing):  # it reads what the worker computes: all of it there
+            elif (q.runs == "worker" and chain and r <= chain[0][0].assigns | missing
+                  and r & missing):  # it reads what the worker computes: all of it there
                 head, got = chain[0]
-                chain[0] = (head, frozenset(got | (reads & head.assigns)))
+                chain[0] = (head, frozenset(got | (r & head.assigns)))
                 chain.append((q, miss))
-                missing |= miss | reads
+                missing |= miss | r
             else:
                 here.setdefault(id(q), []).append(t)
         if chain:
