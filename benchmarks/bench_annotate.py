@@ -22,7 +22,7 @@ warm-up, while Dask's spawned workers import it again; whole processes pay the s
 This machine's speed drifts within minutes: ``--rounds N`` alternates the two N times and
 reports the median of the rounds' ratios.
 
-Usage: python benchmarks/bench_annotate.py [--data DIR] [--limit N] [--layers ...] [--jobs N]
+Usage: python -m benchmarks.bench_annotate [--data DIR] [--limit N] [--layers ...] [--jobs N]
 [--executor local|dask|dask:ADDRESS] [--whole [--rounds N]] [--costs]
 """
 

@@ -25,7 +25,7 @@ on the whole set: ``sacrebleu`` against
 ``mtstrata score`` with the same systems and metrics, alternating, ``--cli-rounds`` pairs,
 scores checked equal to sacreBLEU's 4 printed decimals.
 
-Run: ``.venv/bin/python benchmarks/bench_bleu.py [--repeat 3] [--ter-segments 300]``
+Run: ``.venv/bin/python -m benchmarks.bench_bleu [--repeat 3] [--ter-segments 300]``
 (``--segments N`` for a quick slice while developing; the bar is the whole set).
 """
 

@@ -7,7 +7,7 @@
    (bar: < 2 s), and of a segment-level Pearson correlation.
 3. Paired bootstrap, 1000 resamples, 11 de-en systems (bar: < 5 s).
 
-Usage: python benchmarks/bench_combine.py [--data DIR] [--tables DIR]
+Usage: python -m benchmarks.bench_combine [--data DIR] [--tables DIR]
 """
 
 from __future__ import annotations

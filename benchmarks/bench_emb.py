@@ -10,7 +10,7 @@ other processes' CPU use slows encoding directly (torch uses every core it gets)
 of the encoding gives the rate per CPU-second, from which the rate on idle cores is estimated
 (printed as an estimate).
 
-Usage: python benchmarks/bench_emb.py [--data DIR/de-en] [--limit N] [--jobs 2] [--cache PATH]
+Usage: python -m benchmarks.bench_emb [--data DIR/de-en] [--limit N] [--jobs 2] [--cache PATH]
 (``--limit``: the first N distinct texts only, in file order; default all.)
 """
 

@@ -16,7 +16,7 @@ This machine's speed drifts by up to 40% within minutes, so one pair of runs can
 1.27x for the same code. ``--rounds N`` runs the pair N times, alternating (bare, mtstrata, bare,
 ...), and reports each round's ratio and their median: each ratio compares runs minutes apart.
 
-Usage: python benchmarks/bench_eval.py [--data DIR] [--limit N] [--jobs N] [--rounds N]
+Usage: python -m benchmarks.bench_eval [--data DIR] [--limit N] [--jobs N] [--rounds N]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ metric objects, tBLEU's affix-distance cache cleared first). METEOR-sy is timed 
 beforehand, outside its timing, so the comparison favours nltk; WordNet is loaded once, before
 both timings; the two are alternated and each keeps its best of two runs).
 Bars: 4-GRR+WRR < 30 s, tBLEU < 60 s, ROUGE+GTM < 30 s, METEOR <= 1.2 x nltk.
-Run: ``.venv/bin/python benchmarks/bench_lexical.py [--segments N]``.
+Run: ``.venv/bin/python -m benchmarks.bench_lexical [--segments N]``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Annotation is done once into a cache file under /tmp (not timed); the script then times the
 scoring of every metric family of the issue with the annotations in memory and prints per-family
-and total times. Run: ``.venv/bin/python benchmarks/bench_linguistic.py [--limit N]``.
+and total times. Run: ``.venv/bin/python -m benchmarks.bench_linguistic [--limit N]``.
 
 Annotation goes through :func:`mtstrata.layers.annotate_texts`. If no annotation backend is
 installed in this build yet, the script says so and annotates with a minimal stand-in that

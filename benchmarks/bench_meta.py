@@ -22,7 +22,7 @@ the O(n^2) definitions that meta/stats.py had before (tests/stats_oracles.py; OL
 only; on the pooled layout its Kendall CI draws 20 resamples (each OLD Kendall of 3,920 rows
 takes about 0.1 s; the peak is per resample, so it is the same as with 1000).
 
-Usage: python benchmarks/bench_meta.py [--data DIR] [--scales 1,4,16] [--boot 1000]
+Usage: python -m benchmarks.bench_meta [--data DIR] [--scales 1,4,16] [--boot 1000]
 """
 
 from __future__ import annotations
@@ -41,9 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from mtstrata.meta import bootstrap, stats
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' reference definitions
-from tests.stats_oracles import (  # noqa: E402
+from tests.stats_oracles import (  # the tests' reference definitions
     old_accuracy,
     old_bootstrap_ci,
     old_grouped,

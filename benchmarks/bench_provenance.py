@@ -21,7 +21,7 @@ model loads and the cache included), alternating the two sides of a comparison:
     to the cores), or against another checkout's code with ``--baseline DIR`` (run with
     ``PYTHONPATH=DIR`` and its own default). Bar: at least 1.7x faster.
 
-Usage: python benchmarks/bench_provenance.py [--data DIR/de-en] [--lines 600] [--rounds 3]
+Usage: python -m benchmarks.bench_provenance [--data DIR/de-en] [--lines 600] [--rounds 3]
     [--only a b c] [--emb-lines N] [--seq-lines N] [--baseline DIR]
 The machine may be shared: the load average is printed with each figure.
 """

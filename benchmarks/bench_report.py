@@ -14,7 +14,7 @@ opens the file in Debian's Chromium (headless, Playwright) and measures:
    search, the two-system difference ranking), the page's own timing of computeRows;
                                                                          bar < 200 ms each.
 
-Prints every figure. Usage: python benchmarks/bench_report.py [--data DIR] [--cache FILE]
+Prints every figure. Usage: python -m benchmarks.bench_report [--data DIR] [--cache FILE]
 [--out FILE] [--resamples N]
 """
 

@@ -17,7 +17,7 @@ Printed: milliseconds per text of each, the budget (the parse plus ``learned``, 
 the parse: what a labeller may add to the parse), and how many encoder layers fit in it before
 anything else is paid. Needs the emb extra.
 
-Run: ``.venv/bin/python benchmarks/bench_srl_budget.py [--data LPDIR] [--limit 1000]``
+Run: ``.venv/bin/python -m benchmarks.bench_srl_budget [--data LPDIR] [--limit 1000]``
 (default: the reference and the first system of WMT17 de-en, as in ``bench_srl_process.py``).
 """
 
@@ -33,11 +33,7 @@ from typing import Any
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT))
-
-from bench_srl_process import DEFAULT  # noqa: E402
+from benchmarks.bench_srl_process import DEFAULT  # noqa: E402  (after the thread settings)
 
 
 def per_text(fn: Any, n: int) -> float:

@@ -11,7 +11,7 @@ process and its workers), per distinct text; then the median wall ratio of the p
 The bar of the contextual labeller: at most 2x the learned labeller's time (whole process,
 2 cores: ``--jobs 2``). On a shared machine, read the ratio of pairs, not single times.
 
-Run: ``.venv/bin/python benchmarks/bench_srl_process.py [--data LPDIR] [--limit 500]
+Run: ``.venv/bin/python -m benchmarks.bench_srl_process [--data LPDIR] [--limit 500]
 [--systems 1] [--jobs 2] [--rounds 3] [--labellers learned contextual]``
 """
 

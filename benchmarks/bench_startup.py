@@ -8,7 +8,7 @@ installed). The CPU time of each process (user + system, its children included) 
 and the median of the pairwise ratios are printed. A small input (``--segments 3``) shows the
 start-up alone. On a shared machine, read the ratio of pairs, not single times.
 
-Run: ``.venv/bin/python benchmarks/bench_startup.py [--data DIR] [--rounds 7]``
+Run: ``.venv/bin/python -m benchmarks.bench_startup [--data DIR] [--rounds 7]``
 """
 
 from __future__ import annotations

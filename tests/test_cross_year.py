@@ -1,11 +1,10 @@
-"""``scripts/cross_year.py``: procedures fitted on one year and measured on the other (system
+"""``tools/cross_year.py``: procedures fitted on one year and measured on the other (system
 level), segment level with each pair held out, the RESULTS.md section from those figures, and
 no WMT21+ folder ever read."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,11 +12,7 @@ import pytest
 from mtstrata.errors import InputError
 from mtstrata.meta.stats import kendall_grouped, pearson
 from mtstrata.meta.table import ScoreTable
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-
-import cross_year  # noqa: E402
-import cross_year_report  # noqa: E402
+from tools import cross_year, cross_year_report
 
 
 def _table(lp: str, seed: int, n_sys: int = 4, n_seg: int = 5) -> ScoreTable:
@@ -138,11 +133,10 @@ def test_the_difference_interval_is_zero_for_chrf_itself_and_covers_a_procedure(
 
 
 def test_each_bundled_set_has_one_pool_and_the_pools_keep_to_their_layers():
-    import make_sets
-
     from mtstrata import metrics
     from mtstrata.metrics.ulc import BUNDLED
     from mtstrata.segment import Layer
+    from tools import make_sets
 
     sets = [s for s in cross_year.SET_OF_POOL.values() if s]  # wide: measured, not bundled
     assert sorted(sets) == sorted(BUNDLED) == sorted(make_sets.NOTES)
@@ -173,7 +167,7 @@ def test_the_sets_section_names_each_pools_procedure_and_its_held_out_gain(resul
 def test_from_json_writes_both_sections_from_an_earlier_run(result, tmp_path, monkeypatch):
     import json
 
-    from results_doc import begin, end
+    from tools.results_doc import begin, end
 
     for pool in ("all", "lex"):
         (tmp_path / f"cross_year.{pool}.json").write_text(json.dumps(

@@ -1,18 +1,15 @@
-"""``scripts/make_sets.py``: each bundled set is built by ``search --nested`` with the
+"""``tools/make_sets.py``: each bundled set is built by ``search --nested`` with the
 pre-registered runs (docs/nested-search.md), and the rule that keeps a set and words its claim
 says "better than chrF" only with PERM-BOTH p < 0.05 and an interval above 0."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-
-import make_sets  # noqa: E402
+from tools import make_sets
 
 
 def _nested(stats, chosen="sys_pearson:minmax", members=("chrf", "wer")):

@@ -21,12 +21,10 @@ from mtstrata.layers.srl import contextual as C
 from mtstrata.layers.srl.contextual import ContextualSRL
 from mtstrata.segment import Segment
 from tests.test_srl import CASES, parse, random_parses
+from tools import srl_eval, srl_ewt_gold
+from tools import srl_propbank as pb
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-import srl_eval  # noqa: E402  (tools of scripts/)
-import srl_ewt_gold  # noqa: E402
-import srl_propbank as pb  # noqa: E402
-
+ROOT = Path(__file__).resolve().parent.parent
 needs_data = pytest.mark.skipif(not pb.data_path().is_file(),
                                 reason=f"gold PropBank data absent ({pb.data_path()})")
 _LAB = ContextualSRL()
@@ -271,14 +269,13 @@ def test_gold_builder_never_builds_the_test_section(tmp_path: Path) -> None:
 @needs_data
 def test_training_command_gives_the_same_bytes_twice(tmp_path: Path) -> None:
     # the reproducibility the pinned sha256 rests on, on a small slice (the shipped model is
-    # the same command on everything: scripts/train_srl_contextual.py)
-    script = Path(__file__).resolve().parent.parent / "scripts" / "train_srl_contextual.py"
+    # the same command on everything: python -m tools.train_srl_contextual)
     outs = []
     for k in range(2):
         out = tmp_path / f"{k}.npz"
-        r = subprocess.run([sys.executable, str(script), "--extra", "--limit", "120",
-                            "--epochs", "1", "--no-heldout", "--out", str(out)],
-                           capture_output=True, text=True)
+        r = subprocess.run([sys.executable, "-m", "tools.train_srl_contextual", "--extra",
+                            "--limit", "120", "--epochs", "1", "--no-heldout", "--out", str(out)],
+                           capture_output=True, text=True, cwd=ROOT)
         assert r.returncode == 0, r.stderr[-2000:]
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
@@ -287,28 +284,27 @@ def test_training_command_gives_the_same_bytes_twice(tmp_path: Path) -> None:
 
 
 def test_gold_builder_names_a_missing_snapshot(tmp_path: Path) -> None:
-    script = Path(__file__).resolve().parent.parent / "scripts" / "srl_ewt_gold.py"
-    r = subprocess.run([sys.executable, str(script), "--propbank-release", str(tmp_path / "no"),
-                        "--ud-ewt", str(tmp_path / "no"), "--out", str(tmp_path / "o.jsonl")],
-                       capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "tools.srl_ewt_gold", "--propbank-release",
+                        str(tmp_path / "no"), "--ud-ewt", str(tmp_path / "no"), "--out",
+                        str(tmp_path / "o.jsonl")], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and "UD_English-EWT" in r.stderr and "Traceback" not in r.stderr
 
 
 # ----------------------------------------------------------------------------- the cost budget
-_BUDGET = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_srl_budget.py"
+_BUDGET = ["-m", "benchmarks.bench_srl_budget"]
 
 
 @pytest.mark.spacy
 def test_budget_benchmark_prints_each_part_and_the_budget(tmp_path: Path) -> None:
-    # benchmarks/bench_srl_budget.py: the figures of issue 39's 2x bar (what they measure, not
+    # benchmarks.bench_srl_budget: the figures of issue 39's 2x bar (what they measure, not
     # how fast this machine is: no time is asserted, only what is printed and how it adds up)
     (tmp_path / "sys").mkdir()
     (tmp_path / "ref.txt").write_text("The cat sat on the mat.\nHe said that she left.\n",
                                       encoding="utf-8")
     (tmp_path / "sys" / "a.txt").write_text("A cat sat on a mat.\nHe says she has left.\n",
                                             encoding="utf-8")
-    r = subprocess.run([sys.executable, str(_BUDGET), "--data", str(tmp_path), "--limit", "2"],
-                       capture_output=True, text=True)
+    r = subprocess.run([sys.executable, *_BUDGET, "--data", str(tmp_path), "--limit", "2"],
+                       capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     lines = r.stdout.splitlines()
     assert lines[0].startswith("4 distinct texts")
@@ -325,15 +321,15 @@ def test_budget_benchmark_prints_each_part_and_the_budget(tmp_path: Path) -> Non
 
 
 def test_budget_benchmark_names_a_directory_without_a_pair(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, str(_BUDGET), "--data", str(tmp_path)],
-                       capture_output=True, text=True)
+    r = subprocess.run([sys.executable, *_BUDGET, "--data", str(tmp_path)],
+                       capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and "--data LPDIR" in r.stderr and "Traceback" not in r.stderr
     (tmp_path / "sys").mkdir()
     (tmp_path / "sys" / "a.txt").write_text("A line.\n", encoding="utf-8")
     (tmp_path / "ref.txt").write_bytes(b"caf\xe9\n")  # Latin-1, not UTF-8
-    r = subprocess.run([sys.executable, str(_BUDGET), "--data", str(tmp_path)],
-                       capture_output=True, text=True)
+    r = subprocess.run([sys.executable, *_BUDGET, "--data", str(tmp_path)],
+                       capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and "ref.txt as UTF-8" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run([sys.executable, str(_BUDGET), "--data", str(tmp_path), "--limit", "0"],
-                       capture_output=True, text=True)
+    r = subprocess.run([sys.executable, *_BUDGET, "--data", str(tmp_path), "--limit", "0"],
+                       capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and "not a number of lines" in r.stderr and "Traceback" not in r.stderr

@@ -2,11 +2,11 @@
 
 Usage (run long jobs under ``nice -n 10``; the trace takes ~23 min on 2 shared cores)::
 
-    python scripts/mutation_sample.py trace --map MAP.json        # once per commit
-    python scripts/mutation_sample.py run --map MAP.json --n 200 --seed 26 \
+    python -m tools.mutation_sample trace --map MAP.json        # once per commit
+    python -m tools.mutation_sample run --map MAP.json --n 200 --seed 26 \
         [--skip K --limit L] [--add tests/test_new.py ...] --out part1.tsv
-    python scripts/mutation_sample.py run ... --pick 3,8 --add tests/test_new.py --out part2.tsv
-    python scripts/mutation_sample.py score part1.tsv part2.tsv   # a re-run mutant: last wins
+    python -m tools.mutation_sample run ... --pick 3,8 --add tests/test_new.py --out part2.tsv
+    python -m tools.mutation_sample score part1.tsv part2.tsv   # a re-run mutant: last wins
 
 A run may be split in parts (``--skip``/``--limit``: any prefix of the draw is itself a random
 sample); ``--add`` brings test files written after the trace into the snapshot and runs them for

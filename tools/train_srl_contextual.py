@@ -4,10 +4,10 @@ Data, read in place (never copied into the repository):
 
 * the shared EWT development section, ``propbank_ewt/dev.jsonl`` (``--data``, else
   ``$MTSTRATA_DATA``, else ``../shared/data``), split by document with the fixed rule of
-  ``scripts/srl_propbank.py`` (checked against the recorded held-out list): its training part
+  ``tools/srl_propbank.py`` (checked against the recorded held-out list): its training part
   trains, its held-out part is only measured;
 * more gold (``--extra FILE...``; default the EWT training section that
-  ``scripts/srl_ewt_gold.py`` builds from the public PropBank and UD snapshots,
+  ``tools/srl_ewt_gold.py`` builds from the public PropBank and UD snapshots,
   ``~/.cache/mtstrata/gold/propbank_ewt_train.jsonl``). A sentence of a document of the shared
   file is refused (the held-out part must stay unseen).
 
@@ -15,7 +15,7 @@ Every sentence is parsed from its gold tokens with the pinned spaCy model (the p
 classifier's features and the tagger's PTB tags are the parse's, as when labelling), and the
 pinned encoder gives its word states through the labeller's own code
 (:func:`mtstrata.layers.srl.contextual.word_states`). The predicate classifier is
-``scripts/train_srl.py``'s (same features, C, minimum counts) on all the training sentences;
+``tools/train_srl.py``'s (same features, C, minimum counts) on all the training sentences;
 the tagger is trained with Adam (learning rate 1e-3, batches of 32 predicates of similar
 length, seed 0, :data:`EPOCHS` passes) on their verbal predicates (gold tag ``VB*``: what
 CoNLL-2005 scores), labels from the gold argument spans (``V``/``C-V`` left out, a role seen
@@ -26,14 +26,14 @@ the shared file's training documents, by sha256) and prints, after each pass, th
 figures on that slice through the labeller's own path (predicted predicates): the number of
 passes was chosen there. Without ``--tune`` it trains on everything but the held-out part,
 writes ``mtstrata/data/srl_contextual.npz``, prints its sha256 (to pin in ``models.lock``) and
-the held-out figures (CoNLL-2005 style, ``scripts/srl_eval.py``).
+the held-out figures (CoNLL-2005 style, ``tools/srl_eval.py``).
 
 Reproducible bytes on one machine: one thread for torch and BLAS, torch's deterministic
 algorithms, a fixed seed, and the CPU kernels fixed at the AVX2 level (ATen's dispatch, oneDNN
 and MKL; OpenBLAS's Haswell kernels as in ``train_srl.py``), set before numpy and torch load.
 Not checked: other processors or library versions, which may sum in another order.
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl_contextual.py [--data DIR] [--extra FILE...]
+Run: ``.venv/bin/python -m tools.train_srl_contextual [--data DIR] [--extra FILE...]
 [--tune] [--epochs N] [--out PATH]`` (needs the emb extra and scikit-learn). About 20 minutes on
 one core of a 2-core machine.
 """
@@ -59,15 +59,14 @@ from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-import srl_eval  # noqa: E402  (scripts/, beside this one)
-import srl_propbank as pb  # noqa: E402
-import train_srl  # noqa: E402
 
 from mtstrata import lock  # noqa: E402
 from mtstrata.errors import InputError  # noqa: E402
 from mtstrata.layers.srl import contextual as C  # noqa: E402
 from mtstrata.layers.srl import tree as T  # noqa: E402
 from mtstrata.layers.srl.linear import save  # noqa: E402
+from tools import srl_eval, train_srl  # noqa: E402
+from tools import srl_propbank as pb  # noqa: E402
 
 DEFAULT_EXTRA = train_srl.DEFAULT_EXTRA
 EPOCHS = 7  # chosen with --tune among 1..8 (module docstring)

@@ -1,9 +1,9 @@
 """Train the learned semantic-role labeller (mtstrata.layers.srl.learned) on gold PropBank data.
 
 Reads ``propbank_ewt/dev.jsonl`` in place (``--data``, else ``$MTSTRATA_DATA``, else
-``../shared/data``), splits it by document with the fixed rule of ``scripts/srl_propbank.py`` (and
+``../shared/data``), splits it by document with the fixed rule of ``tools/srl_propbank.py`` (and
 checks the split against the recorded held-out list), adds more gold (``--extra FILE...``; default
-the EWT *training* section that ``scripts/srl_ewt_gold.py`` builds from the public PropBank and UD
+the EWT *training* section that ``tools/srl_ewt_gold.py`` builds from the public PropBank and UD
 snapshots, ``~/.cache/mtstrata/gold/propbank_ewt_train.jsonl``; a file holding a document of the
 shared file is refused; ``--extra`` alone: none), annotates every sentence from its gold tokens
 with the pinned spaCy model, trains the two classifiers on the shared file's **training part**
@@ -29,7 +29,7 @@ checked: other processors; one without AVX2 cannot run
 these kernels (numpy refuses ``NPY_ENABLE_CPU_FEATURES`` it lacks), so it cannot reproduce the
 bytes; other numpy, scipy, scikit-learn or zlib versions may give other bytes.
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl.py [--data DIR] [--extra [FILE...]]
+Run: ``.venv/bin/python -m tools.train_srl [--data DIR] [--extra [FILE...]]
 [--tune] [--limit N] [--out PATH]`` (about 12 minutes on one core with the EWT training section)
 (needs scikit-learn, pinned in requirements.txt; the labeller itself needs only numpy/scipy).
 """
@@ -57,8 +57,6 @@ from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-import srl_eval  # noqa: E402  (scripts/, beside this one)
-import srl_propbank as pb  # noqa: E402
 
 from mtstrata import lock  # noqa: E402
 from mtstrata.errors import InputError  # noqa: E402
@@ -68,13 +66,15 @@ from mtstrata.layers.srl import tree as T  # noqa: E402
 from mtstrata.layers.srl.linear import LinearModel, save  # noqa: E402
 from mtstrata.layers.srl.rules import label_frames  # noqa: E402
 from mtstrata.segment import Segment  # noqa: E402
+from tools import srl_eval  # noqa: E402
+from tools import srl_propbank as pb  # noqa: E402
 
 #: chosen with --tune on the tuning slice of the training documents (module docstring)
 C_PREDICATE = 1.0
 C_ARGUMENT = 1.0
 MIN_COUNT = 2  # a feature seen fewer times in training is dropped
 MIN_CLASS = 3  # a role seen fewer times in training is not learned
-#: where ``scripts/srl_ewt_gold.py`` writes the EWT training section (never in the repository)
+#: where ``tools/srl_ewt_gold.py`` writes the EWT training section (never in the repository)
 DEFAULT_EXTRA = Path.home() / ".cache" / "mtstrata" / "gold" / "propbank_ewt_train.jsonl"
 
 
@@ -91,7 +91,7 @@ def read_extra(files: Sequence[str], shared: Sequence[pb.PropBankSentence], tool
     for f in files:
         if not Path(f).is_file():
             raise InputError(f"--extra {f} is missing: build it with `python "
-                             "scripts/srl_ewt_gold.py --propbank-release DIR --ud-ewt DIR`, or "
+                             "tools/srl_ewt_gold.py --propbank-release DIR --ud-ewt DIR`, or "
                              f"train on the shared file alone with `--extra` (no file) ({tool}).")
         more = pb.read(f)
         clash = sorted({s.document for s in more} & shared_docs)
@@ -228,7 +228,7 @@ def main() -> None:
                     "(default: $MTSTRATA_DATA, else ../shared/data)")
     ap.add_argument("--extra", nargs="*", default=[str(DEFAULT_EXTRA)], metavar="FILE",
                     help="more gold to train on (default: the EWT training section built by "
-                    "scripts/srl_ewt_gold.py); --extra alone: none")
+                    "tools/srl_ewt_gold.py); --extra alone: none")
     ap.add_argument("--out", type=Path, default=srl_learned.MODEL_FILE)
     ap.add_argument("--tune", action="store_true", help="grid on the tuning slice (of the "
                     "shared file's training part, without extra gold), then stop")

@@ -25,7 +25,7 @@ pair measured with the procedure fitted on the *other* six WMT17 pairs plus all 
 
 Each candidate pool (``--pools``; :data:`POOLS`) is the pool of one bundled set
 (:data:`SET_OF_POOL`; ``wide``, item 4's candidates added to ``all``, is measured only), and
-issue 29's ``scripts/make_sets.py`` fitted each set's chosen procedure again on both years (it now
+issue 29's ``tools/make_sets.py`` fitted each set's chosen procedure again on both years (it now
 builds the sets with ``search --nested`` instead; this script writes RESULTS.md's sections).
 
 Score tables are cached per pair in ``--tables`` (``mtstrata.meta.table_cache.cached_table``: a
@@ -38,7 +38,7 @@ earlier run's figures without computing.
 
 Usage::
 
-    nice -n 10 python scripts/cross_year.py [--data DIR] [--tables DIR] [--cache FILE]
+    nice -n 10 python -m tools.cross_year [--data DIR] [--tables DIR] [--cache FILE]
         [--pools lex ling emb all wide] [--wmt17-judged SCRATCH] [--score-only]
         [--json-dir DIR] [--from-json] [--results RESULTS.md]
 """
@@ -55,8 +55,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cross_year_data import YEARS, judged_subset, pair_dirs, read_pool
-from cross_year_report import bundlable, choose, section, sets_section
 
 from mtstrata.combine.procedures import (
     BASELINE,
@@ -72,6 +70,8 @@ from mtstrata.meta.stats import pearson
 from mtstrata.meta.table import ScoreTable
 from mtstrata.meta.table_cache import LEXICAL_CANDIDATES, cached_table
 from mtstrata.output import atomic_write
+from tools.cross_year_data import YEARS, judged_subset, pair_dirs, read_pool
+from tools.cross_year_report import bundlable, choose, section, sets_section
 
 #: TER is left out: sacreBLEU's TER takes 45 s per 3,000-segment system here (the other 41
 #: text candidates together about 3 s): 150 WMT17+WMT19 systems would take two hours
@@ -287,9 +287,9 @@ def write_results(results: Mapping[str, Mapping[str, Any]], path: Path | None) -
     for lines in sections.values():
         print("\n".join(lines))
     if path:
-        from results_doc import write_sections
+        from tools.results_doc import write_sections
 
-        write_sections(path, "scripts/cross_year.py", sections)
+        write_sections(path, "tools/cross_year.py", sections)
     return 0
 
 if __name__ == "__main__":

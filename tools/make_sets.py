@@ -20,7 +20,7 @@ above 0.
 
 A set not kept leaves its file as it is, and says so. Usage::
 
-    python scripts/make_sets.py --wmt17-judged SCRATCH [--only ULC-lex] [--tables DIR] \
+    python -m tools.make_sets --wmt17-judged SCRATCH [--only ULC-lex] [--tables DIR] \
         [--cache ANN.sqlite] [--runs DIR]
 
 (``SCRATCH``: a folder outside the repository for the judged-segment copies of WMT17;
@@ -38,14 +38,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cross_year import POOLS, SET_OF_POOL
-from cross_year_data import judged_subset, pair_dirs
-
 from mtstrata._version import __version__
 from mtstrata.errors import InputError
 from mtstrata.metrics.ulc import BUNDLED, SETS_DIR
 from mtstrata.output import atomic_write
+from tools.cross_year import POOLS, SET_OF_POOL
+from tools.cross_year_data import judged_subset, pair_dirs
 
+#: the builder a set's provenance names (``"script"``); the sets built before the tools moved
+#: out of ``scripts/`` name that path, a historical record kept as written
+SCRIPT = "tools/make_sets.py"
+BUILT_BY = (SCRIPT, "scripts/make_sets.py")
 #: what each set's provenance says of its members' layers
 NOTES = {
     "ULC-lex": "text metrics only: usable for any target language",
@@ -158,7 +161,7 @@ def build_set(name: str, args: argparse.Namespace) -> Path | None:
     doc["provenance"] = {
         "mtstrata": __version__, "name": name,
         "built": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-        "script": "scripts/make_sets.py", "procedure": "search --nested (mtstrata.combine."
+        "script": SCRIPT, "procedure": "search --nested (mtstrata.combine."
         "nested): the selection procedure run on all 14 pairs",
         "data": "WMT17 into-English DA (newstest2017, 7 pairs, system and segment judgments; "
                 "lowercased, tokenised; system scores over the judged segments only) and WMT19 "

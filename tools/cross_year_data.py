@@ -1,4 +1,4 @@
-"""The data of ``scripts/cross_year.py``: the into-English pair folders of each year (never a
+"""The data of ``tools/cross_year.py``: the into-English pair folders of each year (never a
 folder of WMT21 or later), WMT17 restricted to its judged segments, and the figures an earlier
 run wrote (``--json-dir``)."""
 
@@ -74,11 +74,11 @@ def read_pool(json_dir: Path, pool: str) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise InputError(f"cannot read the figures of pool {pool!r} ({e}); run "
-                         f"scripts/cross_year.py --pools {pool} --json-dir {json_dir} first.",
+                         f"python -m tools.cross_year --pools {pool} --json-dir {json_dir} first.",
                          str(path)) from None
     if not isinstance(data, dict) or data.get("pool", pool) != pool or not {
             "candidates", "across_years", "by_pair"} <= set(data):
-        raise InputError(f"not the figures of pool {pool!r} written by scripts/cross_year.py; "
+        raise InputError(f"not the figures of pool {pool!r} written by tools/cross_year.py; "
                          "run it again with --json-dir.", str(path))
     return data
 

@@ -12,7 +12,7 @@ nothing is written. Members not verified are listed in ``provenance.recorded.unv
 
 Usage::
 
-    python scripts/record_sets.py [SET.json ...] [--verify LPDIR ...] [--members SPEC ...]
+    python -m tools.record_sets [SET.json ...] [--verify LPDIR ...] [--members SPEC ...]
         [--cache ANN.sqlite] [--tables DIR] [--srl learned]
 
 Without SET.json the bundled sets (``mtstrata/data/sets``) are re-recorded. ``--members``
@@ -71,7 +71,7 @@ def verify(data: dict[str, object], members: list[str], dirs: list[Path],
             if not np.allclose(have, (low, high), rtol=1e-9, atol=1e-12):
                 raise SystemExit(f"{metric} ({level}): today's scores span {have}, the set "
                                  f"stores ({low}, {high}): its numbers changed; refit the set "
-                                 "(scripts/make_sets.py) instead of re-recording it.")
+                                 "(tools/make_sets.py) instead of re-recording it.")
             print(f"  {metric} ({level}): bounds reproduced {have}", file=sys.stderr)
 
 
@@ -101,7 +101,7 @@ def record(path: Path, args: argparse.Namespace) -> None:
     prov["recorded"] = {
         "mtstrata": __version__,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-        "script": "scripts/record_sets.py",
+        "script": "tools/record_sets.py",
         "labeller": args.srl,
         # member -> the dev pairs on which its stored bounds were reproduced exactly
         "verified": {"members": verified},

@@ -23,7 +23,7 @@ kept apart for the final measurement of the labellers).
 The output is research data: write it outside the repository (the default is
 ``~/.cache/mtstrata/gold/propbank_ewt_train.jsonl``) and never commit it.
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/srl_ewt_gold.py --propbank-release DIR --ud-ewt DIR
+Run: ``.venv/bin/python -m tools.srl_ewt_gold --propbank-release DIR --ud-ewt DIR
 [--section train] [--out FILE] [--check]`` (``DIR``: checkouts of the two repositories).
 """
 

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python scripts/update_golden.py [NAME ...] [--prune]
+    python -m tools.update_golden [NAME ...] [--prune]
 
 NAME is a metric spec as the snapshot keys it (``bleu``, ``SP-Op(*)``, ``DP-HWCM_c-4``), and
 stands for its snapshotted parameter variants too (``bleu`` -> ``bleu:smooth=floor``...); with
@@ -21,9 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from tests import golden  # noqa: E402
+from tests import golden  # the snapshot's inputs and rules, shared with its test
 
 
 def load(path: Path) -> dict[str, dict]:  # type: ignore[type-arg]
@@ -37,7 +35,7 @@ def dump(path: Path, entries: dict[str, dict]) -> None:  # type: ignore[type-arg
     from mtstrata.output import atomic_write
 
     doc = {"about": "Golden numbers of every registered metric on tests/golden.py's inputs "
-                    "(12 significant digits); written by scripts/update_golden.py, checked by "
+                    "(12 significant digits); written by tools/update_golden.py, checked by "
                     "tests/test_golden_snapshot.py.",
            "metrics": {k: entries[k] for k in sorted(entries)}}
     atomic_write(path, _text(doc))

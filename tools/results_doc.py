@@ -7,7 +7,7 @@ runs every generator in order, from the cached score tables.
 
 A section looks like::
 
-    <!-- generated:text-families (scripts/make_results.py; edit the generator, not this block) -->
+    <!-- generated:text-families (tools/make_results.py; edit the generator, not this block) -->
     ...
     <!-- /generated:text-families -->
 """
@@ -23,18 +23,18 @@ from mtstrata.output import atomic_write
 
 #: section name -> the one script that writes it (in the order ``make results`` runs them)
 SECTIONS: dict[str, str] = {
-    "round2-linguistic": "scripts/results_linguistic.py",
-    "embedding": "scripts/emb_results.py",
-    "wmt19": "scripts/results_wmt19.py",
-    "cross-year-sets": "scripts/cross_year.py",
-    "cross-year": "scripts/cross_year.py",
-    "data": "scripts/make_results.py",
-    "round1-coverage": "scripts/make_results.py",
-    "text-families": "scripts/make_results.py",
-    "linguistic-subset": "scripts/make_results.py",
-    "wmt19-text": "scripts/make_results.py",
-    "ulc-heldout": "scripts/make_results.py",
-    "audit": "scripts/make_results.py",
+    "round2-linguistic": "tools/results_linguistic.py",
+    "embedding": "tools/emb_results.py",
+    "wmt19": "tools/results_wmt19.py",
+    "cross-year-sets": "tools/cross_year.py",
+    "cross-year": "tools/cross_year.py",
+    "data": "tools/make_results.py",
+    "round1-coverage": "tools/make_results.py",
+    "text-families": "tools/make_results.py",
+    "linguistic-subset": "tools/make_results.py",
+    "wmt19-text": "tools/make_results.py",
+    "ulc-heldout": "tools/make_results.py",
+    "audit": "tools/make_results.py",
 }
 
 
