@@ -17,4 +17,7 @@ tools.NAME`` and is imported by the tests as ``tools.NAME``:
   (:mod:`tools.results_linguistic`, :mod:`tools.emb_results`, :mod:`tools.results_wmt19`,
   :mod:`tools.cross_year`, :mod:`tools.make_results`), run by ``make results``;
 * :mod:`tools.mutation_sample` (a sampled mutation score) and :mod:`tools.install_wordnet`.
+
+Bad input to a tool is one paragraph on standard error and exit code 2, never a traceback
+(:mod:`tools._cli`).
 """

@@ -14,11 +14,9 @@ A section looks like::
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from mtstrata.errors import MtstrataError
 from mtstrata.output import atomic_write
 
 #: section name -> the one script that writes it (in the order ``make results`` runs them)
@@ -85,25 +83,12 @@ def check_data(data: str, *datasets: str) -> None:
 
 
 def run_script(main: Callable[[], object], script: str) -> int:
-    """Run a generator's ``main``: bad input (a missing ``--data`` folder or table directory,
-    a foreign or damaged file) is one paragraph on standard error and exit code 2, never a
-    traceback; a ``SystemExit`` message (a RESULTS.md without the section's markers) is
-    printed the same way."""
-    try:
-        code = main()
-    except SystemExit as e:
-        if isinstance(e.code, str):
-            print(e.code, file=sys.stderr)
-            return 2
-        return int(e.code or 0)
-    except MtstrataError as e:
-        print(f"{script}: error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        where = f" ({e.filename})" if e.filename else ""
-        print(f"{script}: error: {e.strerror or e}{where}. --data names the folder holding "
-              "wmt17_toen_da/ and wmt19_da_sys/; the table options name directories of score "
-              "tables (`mtstrata meta --tables DIR` writes them).", file=sys.stderr)
-        return 2
-    return int(code or 0) if isinstance(code, int) else 0
+    """Run a generator's ``main`` through :func:`tools._cli.run`: bad input (a missing
+    ``--data`` folder or table directory, a foreign or damaged file, a RESULTS.md without the
+    section's markers) is one paragraph on standard error and exit code 2, never a
+    traceback."""
+    from tools import _cli
 
+    return _cli.run(main, script, "--data names the folder holding wmt17_toen_da/ and "
+                    "wmt19_da_sys/; the table options name directories of score tables "
+                    "(`mtstrata meta --tables DIR` writes them).")
