@@ -79,6 +79,23 @@ def directory(text: str) -> Path:
     return p
 
 
+def output_file(text: str) -> Path:
+    """A file the tool writes (a model, a snapshot): refused, before any work, when the path is
+    empty, a directory, or under a file."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path; give the file to write")
+    p = Path(text)
+    if p.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory; give the file to write")
+    for q in p.parents:  # its folder: a directory, or created
+        if q.is_dir():
+            break
+        if q.exists():
+            raise argparse.ArgumentTypeError(f"{text} lies under {q}, which is a file, not a "
+                                             "directory; give the file to write")
+    return p
+
+
 def existing_directory(text: str) -> Path:
     """A directory that must exist (data to read)."""
     p = Path(text)

@@ -34,6 +34,7 @@ from mtstrata.layers import AnnotationOptions
 from mtstrata.metrics.provenance import differences, member_signatures
 from mtstrata.metrics.setfile import load_set, read_set_file
 from mtstrata.metrics.ulc import BUNDLED, SETS_DIR
+from tools import _cli
 
 
 def _bounds(data: dict[str, object]) -> dict[str, list[tuple[str, float, float]]]:
@@ -118,14 +119,15 @@ def record(path: Path, args: argparse.Namespace) -> None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("sets", nargs="*", type=Path, help="set files (default: the bundled sets)")
-    p.add_argument("--verify", nargs="+", default=[], metavar="LPDIR",
+    p = _cli.parser("record_sets", __doc__)
+    p.add_argument("sets", nargs="*", type=_cli.existing_file,
+                   help="set files (default: the bundled sets)")
+    p.add_argument("--verify", nargs="+", default=[], metavar="LPDIR", type=_cli.existing_directory,
                    help="dev pairs on which every member's normalisation bounds must reproduce")
     p.add_argument("--members", nargs="+", help="verify only these members")
     p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
     p.add_argument("--srl", default="learned", help="role labeller the set was fitted with")
-    p.add_argument("--tables", default=str(Path.home() / ".cache/mtstrata/tables"),
+    p.add_argument("--tables", type=_cli.directory, default=Path.home() / ".cache/mtstrata/tables",
                    help="score-table cache directory")
     args = p.parse_args()
     for path in args.sets or [SETS_DIR / f for f in BUNDLED.values()]:
@@ -134,4 +136,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_cli.run(main, "record_sets", "SET.json names a metric set file; --verify "
+                              "the dev pair directories it was fitted on; --tables a directory."))

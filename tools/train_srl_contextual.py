@@ -51,7 +51,6 @@ if platform.machine() in ("x86_64", "AMD64"):
                        "MKL_CBWR": "AVX2"})
     os.environ.pop("NPY_DISABLE_CPU_FEATURES", None)
 
-import argparse  # noqa: E402
 import hashlib  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -61,11 +60,10 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from mtstrata import lock  # noqa: E402
-from mtstrata.errors import InputError  # noqa: E402
 from mtstrata.layers.srl import contextual as C  # noqa: E402
 from mtstrata.layers.srl import tree as T  # noqa: E402
 from mtstrata.layers.srl.linear import save  # noqa: E402
-from tools import srl_eval, train_srl  # noqa: E402
+from tools import _cli, srl_eval, train_srl  # noqa: E402
 from tools import srl_propbank as pb  # noqa: E402
 
 DEFAULT_EXTRA = train_srl.DEFAULT_EXTRA
@@ -181,20 +179,20 @@ def read_all(a) -> tuple[list, list, list]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = _cli.parser("train_srl_contextual", __doc__)
     ap.add_argument("--data", default=None, metavar="PATH")
     ap.add_argument("--extra", nargs="*", default=[str(DEFAULT_EXTRA)], metavar="FILE")
-    ap.add_argument("--out", type=Path, default=C.MODEL_FILE)
+    ap.add_argument("--out", type=_cli.output_file, default=C.MODEL_FILE)
     ap.add_argument("--tune", action="store_true")
-    ap.add_argument("--epochs", type=int, default=EPOCHS)
-    ap.add_argument("--snapshots", type=Path, default=None, metavar="DIR",
+    ap.add_argument("--epochs", type=_cli.positive, default=EPOCHS)
+    ap.add_argument("--snapshots", type=_cli.directory, default=None, metavar="DIR",
                     help="also write the model after each pass (DIR/pass-N.npz: the bytes "
                     "--epochs N writes)")
     ap.add_argument("--no-heldout", action="store_true",
                     help="write the model (and snapshots) without measuring it held out")
-    ap.add_argument("--evaluate", type=Path, default=None, metavar="MODEL",
+    ap.add_argument("--evaluate", type=_cli.existing_file, default=None, metavar="MODEL",
                     help="only measure MODEL on the held-out part")
-    ap.add_argument("--limit", type=int, default=None, metavar="N",
+    ap.add_argument("--limit", type=_cli.positive, default=None, metavar="N",
                     help="the first N training and N/5 evaluation sentences (a smoke test)")
     a = ap.parse_args()
     import torch
@@ -270,8 +268,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except InputError as e:
-        print(f"train_srl_contextual: {e}", file=sys.stderr)
-        sys.exit(2)
+    raise SystemExit(_cli.run(main, "train_srl_contextual", "--data names the data directory "
+                              "holding propbank_ewt/dev.jsonl; --out the model file to write."))

@@ -21,13 +21,23 @@ import json
 import sys
 from pathlib import Path
 
+from mtstrata.errors import InputError
 from tests import golden  # the snapshot's inputs and rules, shared with its test
+from tools import _cli
 
 
 def load(path: Path) -> dict[str, dict]:  # type: ignore[type-arg]
-    if not path.is_file():
+    """The snapshot's entries ({} when there is no snapshot yet)."""
+    if not path.exists():
         return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(f"not a golden snapshot ({e}); restore it from git (`git checkout "
+                         f"{path}`) or remove it to write every entry afresh.", str(path)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("metrics", {}), dict):
+        raise InputError("not a golden snapshot (a JSON object with \"metrics\"); restore it "
+                         f"from git (`git checkout {path}`).", str(path))
     return dict(data.get("metrics", {}))
 
 
@@ -106,13 +116,14 @@ def update(path: Path, names: list[str], prune: bool = False) -> int:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = _cli.parser("update_golden", __doc__)
     p.add_argument("names", nargs="*", help="metric specs (default: every snapshotted metric)")
     p.add_argument("--prune", action="store_true", help="drop entries of unregistered metrics")
-    p.add_argument("--snapshot", type=Path, default=golden.SNAPSHOT, help=argparse.SUPPRESS)
+    p.add_argument("--snapshot", type=_cli.output_file, default=golden.SNAPSHOT,
+                   help=argparse.SUPPRESS)
     args = p.parse_args()
     return update(args.snapshot, args.names, args.prune)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_cli.run(main, "update_golden"))
