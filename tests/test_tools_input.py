@@ -120,3 +120,13 @@ def test_run_turns_the_callers_errors_into_one_paragraph(capsys, tmp_path):
     assert _cli.run(lambda: 0, "tool") == 0 and _cli.run(lambda: None, "tool") == 0
     with pytest.raises(ZeroDivisionError):  # a bug is not bad input: its traceback stays
         _cli.run(lambda: 1 / 0, "tool")
+
+
+def test_srl_ewt_gold_refuses_an_output_inside_the_repository_first(files):
+    # exit 2 (it was 1, and came after reading both snapshots), nothing written
+    r = _tool("srl_ewt_gold", "--propbank-release", files["none"], "--ud-ewt", files["none"],
+              "--out", ROOT / "build" / "gold.jsonl")
+    _refused(r, "srl_ewt_gold: error: --out", "inside the repository")
+    assert not (ROOT / "build" / "gold.jsonl").exists()
+    _refused(_tool("srl_ewt_gold", "--propbank-release", files["none"], "--ud-ewt",
+                   files["none"], "--out", files["dir"]), "argument --out", "is a directory")
