@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import _cli
+
 
 def texts_of(pair: Path) -> list[str]:
     out = (pair / "ref.txt").read_text(encoding="utf-8").splitlines()
@@ -38,6 +40,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cache", default="", help="vector cache (default: a new temporary file)")
     args = ap.parse_args()
+    _cli.wmt_pair(Path(args.data))
 
     from mtstrata.layers import embedding as emb
 
@@ -84,4 +87,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(_cli.run(main, "bench_emb"))

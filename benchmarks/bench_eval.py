@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import _cli
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "wmt17_toen_da" / "de-en"
 #: 20 metrics: lexical and linguistic (every layer: POS, chunks, dependencies, entities, roles)
@@ -78,6 +80,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1, help="alternating pairs of runs")
     a = ap.parse_args()
+    _cli.wmt_pair(a.data)
     if a.rounds < 1:
         ap.error(f"--rounds must be 1 or more, not {a.rounds}")
     ref, systems = a.data / "ref.txt", sorted((a.data / "sys").glob("*.txt"))
@@ -124,4 +127,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_cli.run(main, "bench_eval"))

@@ -20,6 +20,7 @@ from pathlib import Path
 from mtstrata import metrics, scoring
 from mtstrata.metrics.lexical import tbleu
 from mtstrata.tokenizers import tokenize
+from tools import _cli
 
 DATA = Path(os.environ.get("MTSTRATA_DATA", "/work/shared/data")) / "wmt17_toen_da" / "de-en"
 
@@ -66,6 +67,7 @@ def main() -> None:
     ap.add_argument("--segments", type=int, default=None, help="first N segments only")
     ap.add_argument("--skip-meteor", action="store_true")
     args = ap.parse_args()
+    _cli.wmt_pair(DATA, "MTSTRATA_DATA")
     systems, ref = load(args.segments)
     print(f"WMT17 de-en: {len(systems)} systems x {len(ref)} segments; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall times suffer when it is "
@@ -107,4 +109,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(_cli.run(main, "bench_lexical"))

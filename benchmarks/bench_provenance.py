@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import _cli
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("MTSTRATA_DATA", ROOT.parent / "shared" / "data")
                     ) / "wmt17_toen_da" / "de-en"
@@ -172,6 +174,7 @@ def main() -> int:
     ap.add_argument("--only", nargs="+", choices=["a", "b", "c"], default=["a", "b", "c"])
     ap.add_argument("--baseline", type=Path, help="(c): a checkout of the code to compare with")
     a = ap.parse_args()
+    _cli.wmt_pair(a.data)
     if a.rounds < 1:
         print("--rounds must be at least 1", file=sys.stderr)
         return 2
@@ -188,4 +191,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_cli.run(main, "bench_provenance"))

@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import _cli
+
 ROOT = Path(__file__).resolve().parent.parent
 _BESIDE = ROOT.parent / "shared" / "data"
 DEFAULT = Path(os.environ.get("MTSTRATA_DATA") or (_BESIDE if _BESIDE.is_dir() else
@@ -67,6 +69,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--labellers", nargs=2, default=["learned", "contextual"])
     a = ap.parse_args()
+    _cli.wmt_pair(a.data)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -105,4 +108,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_cli.run(main, "bench_srl_process"))

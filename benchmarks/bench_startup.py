@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tools import _cli
+
 _BESIDE = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEFAULT = Path(os.environ.get("MTSTRATA_DATA") or (_BESIDE if _BESIDE.is_dir() else
                                                    "/work/shared/data")) / "wmt17_toen_da" / "de-en"
@@ -55,6 +57,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=7, help="timed pairs")
     ap.add_argument("--segments", type=int, default=None, help="first N segments only")
     args = ap.parse_args()
+    _cli.wmt_pair(args.data)
     bindir = Path(sys.executable).parent
     with tempfile.TemporaryDirectory() as tmp:
         ref, systems = inputs(args.data, args.segments, Path(tmp))
@@ -78,4 +81,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_cli.run(main, "bench_startup"))

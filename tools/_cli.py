@@ -122,3 +122,51 @@ def outside_repository(path: Path, option: str) -> Path:
         raise InputError(f"{option} {path} lies inside the mtstrata source repository, where "
                          "data and runs are never kept; give a directory outside it.")
     return path
+
+
+#: the fix named when a WMT folder is not one
+_WMT_FIX = ("give a WMT pair directory (ref.txt, sys/*.txt: UTF-8 text, one segment a line) such "
+            "as ../shared/data/wmt17_toen_da/de-en")
+
+
+def wmt_pair(path: Path, option: str = "--data") -> Path:
+    """``path``, checked to be a WMT pair directory with text: ``ref.txt`` holding a line of
+    text and ``sys/*.txt``, none of them empty (what the benchmarks read), before any work.
+
+    Raises:
+        InputError: naming the directory or file and what is missing.
+    """
+    path = Path(path)
+    fix = _WMT_FIX if option != "MTSTRATA_DATA" else (
+        "set MTSTRATA_DATA to the data folder holding wmt17_toen_da/de-en (ref.txt, sys/*.txt)")
+    if not path.is_dir():
+        raise InputError(f"{option}: {'not a directory' if path.exists() else 'no such directory'}"
+                         f"; {fix}.", str(path))
+    ref = path / "ref.txt"
+    systems = sorted((path / "sys").glob("*.txt"))
+    if not ref.is_file() or not systems:
+        raise InputError(f"{option}: holds no ref.txt and sys/*.txt; {fix}.", str(path))
+    try:
+        text = ref.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read it as UTF-8 text ({e}); {fix}.", str(ref)) from None
+    empty = [p for p in systems if p.stat().st_size == 0]
+    if not text.strip() or empty:
+        raise InputError(f"{option}: {'ref.txt' if not text.strip() else empty[0].name} is "
+                         f"empty; {fix}.", str(path))
+    return path
+
+
+def wmt_dataset(path: Path, option: str = "--data") -> list[Path]:
+    """The pair directories of a WMT dataset folder (``wmt17_toen_da``), each checked by
+    :func:`wmt_pair`; at least one.
+
+    Raises:
+        InputError: the folder is missing or holds no pair directory.
+    """
+    path = Path(path)
+    pairs = sorted(d for d in path.iterdir() if (d / "ref.txt").exists()) if path.is_dir() else []
+    if not pairs:
+        raise InputError(f"{option}: holds no pair directory (LP/ref.txt, LP/sys/*.txt); give a "
+                         "WMT dataset folder such as ../shared/data/wmt17_toen_da.", str(path))
+    return [wmt_pair(d, option) for d in pairs]
