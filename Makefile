@@ -41,9 +41,9 @@ test: setup setup-stanza wheelhouse
 	MTSTRATA_WHEELHOUSE=$(abspath $(VENV))/wheelhouse $(BIN)/python -m pytest
 
 lint: setup
-	$(BIN)/ruff check mtstrata tests benchmarks scripts
+	$(BIN)/ruff check mtstrata tests benchmarks tools
 
-# RESULTS.md's generated sections (scripts/results_doc.py: one generator per section, the
+# RESULTS.md's generated sections (tools/results_doc.py: one generator per section, the
 # hand-written text between them kept), from the score tables cached in RESULTS_TABLES (a cold
 # run annotates and scores every WMT17/WMT19 output: hours on 2 cores; warm: minutes).
 # DATA: $MTSTRATA_DATA when set, else ../shared/data beside the checkout.
@@ -55,17 +55,17 @@ NO_DATA = make results: no WMT data under $(DATA) (wmt17_toen_da, wmt19_da_sys);
 	or MTSTRATA_DATA=DIR
 results: setup
 	@test -d $(DATA)/wmt17_toen_da -a -d $(DATA)/wmt19_da_sys || { echo "$(NO_DATA)" >&2; exit 2; }
-	cd scripts && $(PY) results_linguistic.py --data $(DATA) --ling-tables $(R)/17-ling \
+	$(PY) -m tools.results_linguistic --data $(DATA) --ling-tables $(R)/17-ling \
 		--ref-tables $(R)/17-ref --ter --ter-tables $(R)/17-ter \
-		--cache $(R)/annotations.sqlite --out ../RESULTS.md
-	cd scripts && $(PY) emb_results.py --data $(DATA)/wmt17_toen_da \
-		--cache $(R)/annotations.sqlite --full-tables $(R)/17-emb --out ../build/emb_results.md \
-		--results ../RESULTS.md
-	cd scripts && $(PY) results_wmt19.py --data $(DATA) --tables $(R)/19 \
-		--cache $(R)/annotations.sqlite --emb-sets ../build --ling-tables $(R)/17-ling \
-		--ref-tables $(R)/17-ref --out ../RESULTS.md
-	cd scripts && $(PY) cross_year.py --data $(DATA) --tables $(R)/cross-year \
+		--cache $(R)/annotations.sqlite --out RESULTS.md
+	$(PY) -m tools.emb_results --data $(DATA)/wmt17_toen_da \
+		--cache $(R)/annotations.sqlite --full-tables $(R)/17-emb --out build/emb_results.md \
+		--results RESULTS.md
+	$(PY) -m tools.results_wmt19 --data $(DATA) --tables $(R)/19 \
+		--cache $(R)/annotations.sqlite --emb-sets build --ling-tables $(R)/17-ling \
+		--ref-tables $(R)/17-ref --out RESULTS.md
+	$(PY) -m tools.cross_year --data $(DATA) --tables $(R)/cross-year \
 		--cache $(R)/annotations.sqlite --wmt17-judged $(R)/cross-year-data \
-		--json-dir ../build/cross-year --results ../RESULTS.md
-	cd scripts && $(PY) make_results.py --data $(DATA) --tables $(R)/17-text \
-		--ling-tables $(R)/17-ling --out ../RESULTS.md
+		--json-dir build/cross-year --results RESULTS.md
+	$(PY) -m tools.make_results --data $(DATA) --tables $(R)/17-text \
+		--ling-tables $(R)/17-ling --out RESULTS.md

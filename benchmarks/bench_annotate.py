@@ -22,7 +22,7 @@ warm-up, while Dask's spawned workers import it again; whole processes pay the s
 This machine's speed drifts within minutes: ``--rounds N`` alternates the two N times and
 reports the median of the rounds' ratios.
 
-Usage: python benchmarks/bench_annotate.py [--data DIR] [--limit N] [--layers ...] [--jobs N]
+Usage: python -m benchmarks.bench_annotate [--data DIR] [--limit N] [--layers ...] [--jobs N]
 [--executor local|dask|dask:ADDRESS] [--whole [--rounds N]] [--costs]
 """
 
@@ -42,6 +42,7 @@ from pathlib import Path
 from mtstrata.layers import AnnotationOptions, annotate_texts, plan
 from mtstrata.layers.spacy_backend import MODEL, components_for
 from mtstrata.segment import Layer
+from tools import _cli
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
 
@@ -175,6 +176,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1,
                     help="with --whole: alternating pairs of runs; prints the median ratio")
     a = ap.parse_args()
+    _cli.wmt_pair(a.data)
     if a.rounds < 1:
         ap.error(f"--rounds must be 1 or more, not {a.rounds}")
     if a.whole:
@@ -241,4 +243,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":  # (the guard matters: Dask workers are spawned processes)
-    sys.exit(main())
+    sys.exit(_cli.run(main, "bench_annotate"))

@@ -25,7 +25,7 @@ on the whole set: ``sacrebleu`` against
 ``mtstrata score`` with the same systems and metrics, alternating, ``--cli-rounds`` pairs,
 scores checked equal to sacreBLEU's 4 printed decimals.
 
-Run: ``.venv/bin/python benchmarks/bench_bleu.py [--repeat 3] [--ter-segments 300]``
+Run: ``.venv/bin/python -m benchmarks.bench_bleu [--repeat 3] [--ter-segments 300]``
 (``--segments N`` for a quick slice while developing; the bar is the whole set).
 """
 
@@ -45,7 +45,9 @@ from pathlib import Path
 import sacrebleu
 
 from mtstrata import metrics, scoring, tokenizers
+from tools import _cli
 
+ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("MTSTRATA_DATA", "/work/shared/data")) / "wmt17_toen_da" / "de-en"
 SACRE: dict[str, Callable] = {
     "bleu": sacrebleu.corpus_bleu,
@@ -136,8 +138,8 @@ def peak_rss_mb() -> float:
 
 
 def child_peak(side: str) -> float:
-    out = subprocess.run([sys.executable, __file__, "--memory-child", side],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_bleu", "--memory-child", side],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -188,6 +190,7 @@ def main() -> None:
                     help="alternating pairs of whole-process CLI runs (0: skip)")
     ap.add_argument("--memory-child", choices=["ours", "sacrebleu"], help=argparse.SUPPRESS)
     args = ap.parse_args()
+    _cli.wmt_pair(DATA, "MTSTRATA_DATA")
     if args.memory_child:
         systems, ref = load()
         (ours if args.memory_child == "ours" else theirs)("bleu", systems, ref)
@@ -223,4 +226,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(_cli.run(main, "bench_bleu"))

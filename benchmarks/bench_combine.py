@@ -7,7 +7,7 @@
    (bar: < 2 s), and of a segment-level Pearson correlation.
 3. Paired bootstrap, 1000 resamples, 11 de-en systems (bar: < 5 s).
 
-Usage: python benchmarks/bench_combine.py [--data DIR] [--tables DIR]
+Usage: python -m benchmarks.bench_combine [--data DIR] [--tables DIR]
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import glob
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from mtstrata.meta.stats import pearson
 from mtstrata.meta.table_cache import LEXICAL_CANDIDATES, cached_table
 from mtstrata.metrics import create
 from mtstrata.scoring import compute
+from tools import _cli
 
 
 def main() -> None:
@@ -33,6 +35,7 @@ def main() -> None:
     ap.add_argument("--data", default="/work/shared/data/wmt17_toen_da")
     ap.add_argument("--tables", default="/tmp/h5-tables")
     args = ap.parse_args()
+    _cli.wmt_dataset(Path(args.data))
     lps = sorted(glob.glob(f"{args.data}/*/"))
     cands = list(LEXICAL_CANDIDATES)
 
@@ -77,4 +80,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(_cli.run(main, "bench_combine"))

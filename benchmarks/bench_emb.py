@@ -10,7 +10,7 @@ other processes' CPU use slows encoding directly (torch uses every core it gets)
 of the encoding gives the rate per CPU-second, from which the rate on idle cores is estimated
 (printed as an estimate).
 
-Usage: python benchmarks/bench_emb.py [--data DIR/de-en] [--limit N] [--jobs 2] [--cache PATH]
+Usage: python -m benchmarks.bench_emb [--data DIR/de-en] [--limit N] [--jobs 2] [--cache PATH]
 (``--limit``: the first N distinct texts only, in file order; default all.)
 """
 
@@ -22,6 +22,8 @@ import resource
 import tempfile
 import time
 from pathlib import Path
+
+from tools import _cli
 
 
 def texts_of(pair: Path) -> list[str]:
@@ -38,6 +40,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cache", default="", help="vector cache (default: a new temporary file)")
     args = ap.parse_args()
+    _cli.wmt_pair(Path(args.data))
 
     from mtstrata.layers import embedding as emb
 
@@ -84,4 +87,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(_cli.run(main, "bench_emb"))

@@ -16,7 +16,7 @@ This machine's speed drifts by up to 40% within minutes, so one pair of runs can
 1.27x for the same code. ``--rounds N`` runs the pair N times, alternating (bare, mtstrata, bare,
 ...), and reports each round's ratio and their median: each ratio compares runs minutes apart.
 
-Usage: python benchmarks/bench_eval.py [--data DIR] [--limit N] [--jobs N] [--rounds N]
+Usage: python -m benchmarks.bench_eval [--data DIR] [--limit N] [--jobs N] [--rounds N]
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from tools import _cli
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "wmt17_toen_da" / "de-en"
@@ -78,6 +80,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1, help="alternating pairs of runs")
     a = ap.parse_args()
+    _cli.wmt_pair(a.data)
     if a.rounds < 1:
         ap.error(f"--rounds must be 1 or more, not {a.rounds}")
     ref, systems = a.data / "ref.txt", sorted((a.data / "sys").glob("*.txt"))
@@ -124,4 +127,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_cli.run(main, "bench_eval"))

@@ -6,7 +6,7 @@ metric objects, tBLEU's affix-distance cache cleared first). METEOR-sy is timed 
 beforehand, outside its timing, so the comparison favours nltk; WordNet is loaded once, before
 both timings; the two are alternated and each keeps its best of two runs).
 Bars: 4-GRR+WRR < 30 s, tBLEU < 60 s, ROUGE+GTM < 30 s, METEOR <= 1.2 x nltk.
-Run: ``.venv/bin/python benchmarks/bench_lexical.py [--segments N]``.
+Run: ``.venv/bin/python -m benchmarks.bench_lexical [--segments N]``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 from mtstrata import metrics, scoring
 from mtstrata.metrics.lexical import tbleu
 from mtstrata.tokenizers import tokenize
+from tools import _cli
 
 DATA = Path(os.environ.get("MTSTRATA_DATA", "/work/shared/data")) / "wmt17_toen_da" / "de-en"
 
@@ -66,6 +67,7 @@ def main() -> None:
     ap.add_argument("--segments", type=int, default=None, help="first N segments only")
     ap.add_argument("--skip-meteor", action="store_true")
     args = ap.parse_args()
+    _cli.wmt_pair(DATA, "MTSTRATA_DATA")
     systems, ref = load(args.segments)
     print(f"WMT17 de-en: {len(systems)} systems x {len(ref)} segments; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall times suffer when it is "
@@ -107,4 +109,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(_cli.run(main, "bench_lexical"))

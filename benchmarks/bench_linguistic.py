@@ -2,7 +2,7 @@
 
 Annotation is done once into a cache file under /tmp (not timed); the script then times the
 scoring of every metric family of the issue with the annotations in memory and prints per-family
-and total times. Run: ``.venv/bin/python benchmarks/bench_linguistic.py [--limit N]``.
+and total times. Run: ``.venv/bin/python -m benchmarks.bench_linguistic [--limit N]``.
 
 Annotation goes through :func:`mtstrata.layers.annotate_texts`. If no annotation backend is
 installed in this build yet, the script says so and annotates with a minimal stand-in that
@@ -23,6 +23,7 @@ from mtstrata import metrics
 from mtstrata.errors import MissingLayerError
 from mtstrata.metrics.prepared import Prepared
 from mtstrata.segment import Layer, Segment, Span, Token
+from tools import _cli
 
 DATA = Path(os.environ.get("MTSTRATA_DATA", "/work/shared/data")) / "wmt17_toen_da" / "de-en"
 CACHE = Path("/tmp/mtstrata_bench_linguistic_deen.jsonl")
@@ -111,6 +112,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=0, help="first N segments only (development)")
     args = ap.parse_args()
+    _cli.wmt_pair(DATA, "MTSTRATA_DATA")
     ref = (DATA / "ref.txt").read_text(encoding="utf-8").splitlines()
     systems = {p.stem: p.read_text(encoding="utf-8").splitlines()
                for p in sorted((DATA / "sys").glob("*.txt"))}
@@ -149,4 +151,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(_cli.run(main, "bench_linguistic"))

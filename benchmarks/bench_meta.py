@@ -22,7 +22,7 @@ the O(n^2) definitions that meta/stats.py had before (tests/stats_oracles.py; OL
 only; on the pooled layout its Kendall CI draws 20 resamples (each OLD Kendall of 3,920 rows
 takes about 0.1 s; the peak is per resample, so it is the same as with 1000).
 
-Usage: python benchmarks/bench_meta.py [--data DIR] [--scales 1,4,16] [--boot 1000]
+Usage: python -m benchmarks.bench_meta [--data DIR] [--scales 1,4,16] [--boot 1000]
 """
 
 from __future__ import annotations
@@ -41,15 +41,15 @@ from pathlib import Path
 import numpy as np
 
 from mtstrata.meta import bootstrap, stats
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' reference definitions
-from tests.stats_oracles import (  # noqa: E402
+from tests.stats_oracles import (  # the tests' reference definitions
     old_accuracy,
     old_bootstrap_ci,
     old_grouped,
     old_kendall,
 )
+from tools import _cli
 
+ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("bleu", "bleu:max_order=1,smooth=exp", "bleu:max_order=2,smooth=exp",
            "bleu:max_order=3,smooth=exp", "bleu:max_order=4,smooth=floor",
            "bleu:max_order=4,smooth=add-k", "bleu:max_order=4,smooth=none",
@@ -170,10 +170,11 @@ def child(path: Path, impl: str, scale: int, pooled: bool, boot: int, kboot: int
 
 def run_child(path: Path, impl: str, scale: int, pooled: bool, boot: int, kboot: int
               ) -> dict:
-    cmd = [sys.executable, __file__, "--child", str(path), "--impl", impl, "--scales",
+    cmd = [sys.executable, "-m", "benchmarks.bench_meta", "--child", str(path), "--impl", impl,
+           "--scales",
            str(scale), "--boot", str(boot), "--kendall-boot", str(kboot)]
     cmd += ["--pooled"] if pooled else []
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True,
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "OMP_NUM_THREADS": "1",
                               "OPENBLAS_NUM_THREADS": "1"})
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -193,6 +194,8 @@ def main() -> None:
     ap.add_argument("--impl", default="new", help=argparse.SUPPRESS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if not args.child:
+        _cli.wmt_dataset(Path(args.data))
     if args.child:
         kboot = args.boot if args.kendall_boot is None else args.kendall_boot
         print(json.dumps(child(Path(args.child), args.impl, int(args.scales), args.pooled,
@@ -239,4 +242,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(_cli.run(main, "bench_meta"))

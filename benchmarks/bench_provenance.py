@@ -21,7 +21,7 @@ model loads and the cache included), alternating the two sides of a comparison:
     to the cores), or against another checkout's code with ``--baseline DIR`` (run with
     ``PYTHONPATH=DIR`` and its own default). Bar: at least 1.7x faster.
 
-Usage: python benchmarks/bench_provenance.py [--data DIR/de-en] [--lines 600] [--rounds 3]
+Usage: python -m benchmarks.bench_provenance [--data DIR/de-en] [--lines 600] [--rounds 3]
     [--only a b c] [--emb-lines N] [--seq-lines N] [--baseline DIR]
 The machine may be shared: the load average is printed with each figure.
 """
@@ -38,6 +38,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from tools import _cli
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("MTSTRATA_DATA", ROOT.parent / "shared" / "data")
@@ -172,6 +174,7 @@ def main() -> int:
     ap.add_argument("--only", nargs="+", choices=["a", "b", "c"], default=["a", "b", "c"])
     ap.add_argument("--baseline", type=Path, help="(c): a checkout of the code to compare with")
     a = ap.parse_args()
+    _cli.wmt_pair(a.data)
     if a.rounds < 1:
         print("--rounds must be at least 1", file=sys.stderr)
         return 2
@@ -188,4 +191,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_cli.run(main, "bench_provenance"))

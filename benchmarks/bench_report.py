@@ -14,7 +14,7 @@ opens the file in Debian's Chromium (headless, Playwright) and measures:
    search, the two-system difference ranking), the page's own timing of computeRows;
                                                                          bar < 200 ms each.
 
-Prints every figure. Usage: python benchmarks/bench_report.py [--data DIR] [--cache FILE]
+Prints every figure. Usage: python -m benchmarks.bench_report [--data DIR] [--cache FILE]
 [--out FILE] [--resamples N]
 """
 
@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from tools import _cli
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
 METRICS = ["bleu", "chrf", "wer", "Ol-lem", "SP-Op(*)", "SP-Oc(*)", "DP-Or(*)", "DP-HWCM_c-4",
@@ -106,6 +108,7 @@ def main() -> int:
     ap.add_argument("--reuse", action="store_true",
                     help="do not build: measure the existing --out file in the browser")
     args = ap.parse_args()
+    _cli.wmt_pair(args.data)
     n_sys = len(list((args.data / "sys").glob("*.txt")))
     print(f"data {args.data} ({n_sys} systems), {len(METRICS)} metrics: {' '.join(METRICS)}; "
           f"{args.resamples} resamples")
@@ -135,4 +138,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_cli.run(main, "bench_report"))

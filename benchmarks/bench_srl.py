@@ -1,11 +1,11 @@
 """Quality and speed of semantic-role labellers on gold PropBank data (and the hand-written sets).
 
 **Gold PropBank** (``propbank_ewt/dev.jsonl``, read in place from ``--data``, else
-``$MTSTRATA_DATA``, else ``../shared/data``; see ``scripts/srl_propbank.py``): every sentence is
+``$MTSTRATA_DATA``, else ``../shared/data``; see ``tools/srl_propbank.py``): every sentence is
 annotated from its gold tokens as given (a spaCy ``Doc`` built from the words, run through the
 pinned pipeline's tagger, lemmatizer and parser), so no sentence is skipped and spans index the
 same tokens. Each labeller then labels the parsed segments (one batched call) and is scored
-CoNLL-2005 style (``scripts/srl_eval.py``): verbal predicates (gold tag ``VB*``) and exact labelled
+CoNLL-2005 style (``tools/srl_eval.py``): verbal predicates (gold tag ``VB*``) and exact labelled
 argument spans, overall and per role. Printed: load times, the spaCy parse time per sentence and
 each labeller's labelling time per sentence (the cost of roles on top of a parse), each over two
 passes (the first pays one-off costs such as memory growth), on the chosen part of the fixed
@@ -19,7 +19,7 @@ each of ``--wmt-metrics``) with the DA judgments of dev-corpus pairs
 and srl_gold_test.txt (written after the rules were frozen), scored the same way; their
 sentences are parsed from their tokens.
 
-Run: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_srl.py [--data DIR] [--labeller rules
+Run: ``.venv/bin/python -m benchmarks.bench_srl [--data DIR] [--labeller rules
 learned contextual] [--part heldout|train|all] [--gold-sets] [--wmt LPDIR... [--wmt-metrics
 M...]]``. A labeller is a registered one (``rules``, ``learned``, ``contextual``) or
 ``module:Class`` (any class with ``name``, ``version`` and a batched ``label(segments)``).
@@ -35,15 +35,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mtstrata.errors import InputError
+from mtstrata.segment import Frame, Segment
+from tools import srl_eval
+from tools import srl_propbank as pb
+from tools.srl_gold import read_gold
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))  # the SRL tools (not part of the package)
-
-import srl_eval  # noqa: E402
-import srl_propbank as pb  # noqa: E402
-from srl_gold import read_gold  # noqa: E402
-
-from mtstrata.errors import InputError  # noqa: E402
-from mtstrata.segment import Frame, Segment  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 GOLD_SETS = (DATA / "srl_gold.txt", DATA / "srl_gold_test.txt")

@@ -17,7 +17,7 @@ Printed: milliseconds per text of each, the budget (the parse plus ``learned``, 
 the parse: what a labeller may add to the parse), and how many encoder layers fit in it before
 anything else is paid. Needs the emb extra.
 
-Run: ``.venv/bin/python benchmarks/bench_srl_budget.py [--data LPDIR] [--limit 1000]``
+Run: ``.venv/bin/python -m benchmarks.bench_srl_budget [--data LPDIR] [--limit 1000]``
 (default: the reference and the first system of WMT17 de-en, as in ``bench_srl_process.py``).
 """
 
@@ -25,19 +25,21 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT))
+from benchmarks.bench_srl_process import DEFAULT  # noqa: E402  (after the thread settings)
+from mtstrata.errors import InputError  # noqa: E402
+from tools import _cli  # noqa: E402
 
-from bench_srl_process import DEFAULT  # noqa: E402
+#: the encoder depths measured (the pinned encoder has 6 layers)
+DEPTHS = range(1, 7)
 
 
 def per_text(fn: Any, n: int) -> float:
@@ -48,38 +50,66 @@ def per_text(fn: Any, n: int) -> float:
     return (time.perf_counter() - t0) * 1000 / max(1, n)
 
 
-def positive(text: str) -> int:
-    """``--limit``: a whole number of lines, at least 1 (a usage error, exit 2, otherwise)."""
+def budget_ms(parse_ms: float, learned_ms: float) -> float:
+    """What a labeller may add to the parse, per text, within 2x the parse and ``learned``."""
+    return 2 * (parse_ms + learned_ms) - parse_ms
+
+
+def ratio(parse_ms: float, learned_ms: float, labeller_ms: float) -> float:
+    """The parse and a labeller against the parse and ``learned`` (the 2x bar's ratio)."""
+    return (parse_ms + labeller_ms) / (parse_ms + learned_ms)
+
+
+def layers_within(encoder_ms: Mapping[int, float], budget: float) -> int:
+    """The deepest encoder whose cost alone is within ``budget`` (0: not even one layer)."""
+    return max((n for n, ms in encoder_ms.items() if ms <= budget), default=0)
+
+
+@contextmanager
+def encoder_depth(module: Any, n: int) -> Iterator[None]:
+    """``module.DEPTH`` set to ``n`` for the block (the contextual labeller's encoder depth),
+    restored after it whatever happens."""
+    depth = module.DEPTH
+    module.DEPTH = n
     try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of lines (1 or more)")
-    return n
+        yield
+    finally:
+        module.DEPTH = depth
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT, metavar="LPDIR")
-    ap.add_argument("--limit", type=positive, default=1000, metavar="N")
-    a = ap.parse_args()
-    systems = sorted((a.data / "sys").glob("*.txt"))
-    if not (a.data / "ref.txt").is_file() or not systems:
-        print(f"bench_srl_budget: {a.data} holds no ref.txt and sys/*.txt (a WMT pair directory "
-              "as in ../shared/data/wmt17_toen_da/de-en); give one with --data LPDIR",
-              file=sys.stderr)
-        sys.exit(2)
-    files = [a.data / "ref.txt", systems[0]]
+def read_texts(data: Path, limit: int) -> tuple[list[Path], list[str]]:
+    """The reference and the first system of the pair ``data``, and the distinct lines among
+    the first ``limit`` of each (the texts measured).
+
+    Raises:
+        InputError: no pair there, a file that is not UTF-8 text, or no text at all.
+    """
+    fix = "give a WMT pair directory (ref.txt, sys/*.txt) of UTF-8 text with --data LPDIR"
+    systems = sorted((data / "sys").glob("*.txt"))
+    if not (data / "ref.txt").is_file() or not systems:
+        raise InputError(f"holds no ref.txt and sys/*.txt (a WMT pair directory as in "
+                         f"../shared/data/wmt17_toen_da/de-en); {fix}.", str(data))
+    files = [data / "ref.txt", systems[0]]
     distinct: set[str] = set()
     for f in files:
         try:
-            distinct.update(f.read_text(encoding="utf-8").splitlines()[:a.limit])
+            distinct.update(f.read_text(encoding="utf-8").splitlines()[:limit])
         except (OSError, UnicodeDecodeError) as e:
-            print(f"bench_srl_budget: cannot read {f} as UTF-8 text ({type(e).__name__}: {e}); "
-                  "give a WMT pair directory of UTF-8 files with --data LPDIR", file=sys.stderr)
-            sys.exit(2)
-    texts = sorted(distinct)
+            raise InputError(f"cannot read it as UTF-8 text ({type(e).__name__}: {e}); {fix}.",
+                             str(f)) from None
+    if not any(t.strip() for t in distinct):
+        raise InputError(f"no text in the first {limit} lines of {files[0].name} and "
+                         f"{files[1].name} (empty files); {fix}.", str(data))
+    return files, sorted(distinct)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_srl_budget",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT, metavar="LPDIR")
+    ap.add_argument("--limit", type=_cli.positive, default=1000, metavar="N")
+    a = ap.parse_args()
+    files, texts = read_texts(a.data, a.limit)
 
     import torch
 
@@ -108,28 +138,24 @@ def main() -> None:
     print(f"parse (spaCy annotator, {'+'.join(sorted(x.value for x in SRL_NEEDS))}): "
           f"{parse_ms:.2f} ms/text")
     print(f"learned labelling: {learned_ms:.2f} ms/text")
-    budget = 2 * (parse_ms + learned_ms) - parse_ms
+    budget = budget_ms(parse_ms, learned_ms)
     print(f"budget of a labeller within 2x (on top of the parse): {budget:.2f} ms/text")
-    depth = C.DEPTH
-    fits = 0
     encoder_ms: dict[int, float] = {}
-    try:
-        for n in range(1, 7):
-            C.DEPTH = n
+    for n in DEPTHS:
+        with encoder_depth(C, n):
             ms = per_text(lambda: C.word_states(models.enc, tokens), len(texts))
-            encoder_ms[n] = ms
-            fits = n if ms <= budget else fits
-            print(f"encoder, {n} layer{'s' if n > 1 else ''}: {ms:.2f} ms/text "
-                  f"({ms / budget:.2f}x the budget)")
-    finally:
-        C.DEPTH = depth
+        encoder_ms[n] = ms
+        print(f"encoder, {n} layer{'s' if n > 1 else ''}: {ms:.2f} ms/text "
+              f"({ms / budget:.2f}x the budget)")
+    depth = C.DEPTH
     ctx_ms = per_text(lambda: contextual.label(segs), len(texts))
     print(f"contextual labelling (encoder depth {depth}, tagger, decoding): {ctx_ms:.2f} ms/text "
-          f"= {(parse_ms + ctx_ms) / (parse_ms + learned_ms):.2f}x the parse and learned; of it "
+          f"= {ratio(parse_ms, learned_ms, ctx_ms):.2f}x the parse and learned; of it "
           f"the encoder {encoder_ms[depth]:.2f}, the rest (predicates, tagger, decoding) "
           f"{ctx_ms - encoder_ms[depth]:.2f}")
-    print(f"encoder layers within the budget, nothing else paid: {fits}")
+    print(f"encoder layers within the budget, nothing else paid: "
+          f"{layers_within(encoder_ms, budget)}")
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(_cli.run(main, "bench_srl_budget"))

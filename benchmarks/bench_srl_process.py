@@ -11,7 +11,7 @@ process and its workers), per distinct text; then the median wall ratio of the p
 The bar of the contextual labeller: at most 2x the learned labeller's time (whole process,
 2 cores: ``--jobs 2``). On a shared machine, read the ratio of pairs, not single times.
 
-Run: ``.venv/bin/python benchmarks/bench_srl_process.py [--data LPDIR] [--limit 500]
+Run: ``.venv/bin/python -m benchmarks.bench_srl_process [--data LPDIR] [--limit 500]
 [--systems 1] [--jobs 2] [--rounds 3] [--labellers learned contextual]``
 """
 
@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from tools import _cli
 
 ROOT = Path(__file__).resolve().parent.parent
 _BESIDE = ROOT.parent / "shared" / "data"
@@ -67,6 +69,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--labellers", nargs=2, default=["learned", "contextual"])
     a = ap.parse_args()
+    _cli.wmt_pair(a.data)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -105,4 +108,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_cli.run(main, "bench_srl_process"))

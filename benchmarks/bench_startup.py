@@ -8,7 +8,7 @@ installed). The CPU time of each process (user + system, its children included) 
 and the median of the pairwise ratios are printed. A small input (``--segments 3``) shows the
 start-up alone. On a shared machine, read the ratio of pairs, not single times.
 
-Run: ``.venv/bin/python benchmarks/bench_startup.py [--data DIR] [--rounds 7]``
+Run: ``.venv/bin/python -m benchmarks.bench_startup [--data DIR] [--rounds 7]``
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from tools import _cli
 
 _BESIDE = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEFAULT = Path(os.environ.get("MTSTRATA_DATA") or (_BESIDE if _BESIDE.is_dir() else
@@ -55,6 +57,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=7, help="timed pairs")
     ap.add_argument("--segments", type=int, default=None, help="first N segments only")
     args = ap.parse_args()
+    _cli.wmt_pair(args.data)
     bindir = Path(sys.executable).parent
     with tempfile.TemporaryDirectory() as tmp:
         ref, systems = inputs(args.data, args.segments, Path(tmp))
@@ -78,4 +81,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_cli.run(main, "bench_startup"))

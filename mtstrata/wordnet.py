@@ -84,8 +84,8 @@ def _load(directory: str) -> Any:
         raise ModelError(
             f"WordNet 3.0 is not installed in {root} (missing: {', '.join(missing)}). "
             f"METEOR's synonym stage (METEOR-sy, 'meteor') needs it. Run `{SETUP_COMMAND}` "
-            "(it installs the Debian packages wordnet-base and wordnet-sense-index and runs "
-            "scripts/install_wordnet.py), or set MTSTRATA_NLTK_DATA to a directory holding "
+            "(it installs the Debian packages wordnet-base and wordnet-sense-index and copies "
+            "WordNet into nltk's data directory), or set MTSTRATA_NLTK_DATA to a directory holding "
             "corpora/wordnet. METEOR-ex and METEOR-st work without WordNet. mtstrata never "
             "downloads it."
         )

@@ -3,7 +3,7 @@
 ``tests/data/golden_snapshot.json`` holds, per metric spec, its definition version, its
 signature (without mtstrata's version), its statistic names and rows, its corpus score, segment
 scores and details on :func:`inputs`, rounded to 12 significant digits.
-``tests/test_golden_snapshot.py`` recomputes them; ``scripts/update_golden.py`` rewrites
+``tests/test_golden_snapshot.py`` recomputes them; ``python -m tools.update_golden`` rewrites
 entries. A number that moves while the metric's ``definition`` and signature stay the same is
 a silent change of definition: the test fails and the script refuses to rewrite the entry.
 
@@ -368,7 +368,7 @@ def _same(a: Any, b: Any, rtol: float) -> bool:
 
 
 HOW = ("bump its `definition` (the class's ClassVar, or `definition=` of its family), "
-       "regenerate the entry with `python scripts/update_golden.py '{name}'` and add a line "
+       "regenerate the entry with `python -m tools.update_golden '{name}'` and add a line "
        "to CHANGELOG.md (see its 'How to change a metric's definition')")
 
 
@@ -383,12 +383,12 @@ def verdict(name: str, old: dict[str, Any] | None, new: dict[str, Any]) -> tuple
     """
     if old is None:
         return "missing", (f"{name} has no golden entry: add it with "
-                           f"`python scripts/update_golden.py '{name}'`.")
+                           f"`python -m tools.update_golden '{name}'`.")
     diff = differences(old, new)
     if old.get("definition") != new["definition"]:
         return "redefined", (
             f"{name}: definition {old.get('definition')} in the snapshot, {new['definition']} "
-            f"in the code: regenerate its entry with `python scripts/update_golden.py '{name}'`"
+            f"in the code: regenerate its entry with `python -m tools.update_golden '{name}'`"
             " (and say what changed in CHANGELOG.md).")
     if not diff:
         same = old.get("signature") == new["signature"] and old.get("model") == new["model"]
@@ -398,7 +398,7 @@ def verdict(name: str, old: dict[str, Any] | None, new: dict[str, Any]) -> tuple
         return "resigned", (
             f"{name}: numbers changed with its signature ({old.get('signature')} -> "
             f"{new['signature']}): {shown}. If that change (a library or set file) is meant, "
-            f"regenerate the entry: `python scripts/update_golden.py '{name}'`.")
+            f"regenerate the entry: `python -m tools.update_golden '{name}'`.")
     return "silent", (
         f"{name}: numbers changed while its definition (def:{new['definition']}) and signature "
         f"stayed the same: {shown}. A number that changes must change its signature: "

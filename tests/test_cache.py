@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +18,7 @@ from mtstrata.cache import Cache, CacheWarning, key
 from mtstrata.segment import Layer, Segment
 from tests.conftest import hand_segments
 
+ROOT = Path(__file__).resolve().parent.parent  # children import this mtstrata
 LAYERS = [x for x in Layer if x is not Layer.EMB]
 
 
@@ -245,7 +246,6 @@ def test_killed_writer_leaves_only_complete_rows(tmp_path):
     p = tmp_path / "c.sqlite"
     code = textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {os.getcwd()!r})
         from mtstrata.cache import Cache
         from mtstrata.segment import Layer, Segment
         c = Cache({str(p)!r})
@@ -256,7 +256,8 @@ def test_killed_writer_leaves_only_complete_rows(tmp_path):
             i += 1
             print(i, flush=True)
     """)
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            cwd=ROOT)
     for _ in range(3):  # at least three batches committed, then kill mid-run
         proc.stdout.readline()
     time.sleep(0.05)
@@ -274,7 +275,6 @@ def test_killed_writer_leaves_only_complete_rows(tmp_path):
 # be killed in the middle. Shared by the subprocess below and the checks after it.
 FAKE = textwrap.dedent("""
     import sys, time
-    sys.path.insert(0, {root!r})
     import mtstrata.layers as L
     from mtstrata.layers import ProviderBase
     from mtstrata.segment import Layer, Segment
@@ -305,7 +305,7 @@ FAKE = textwrap.dedent("""
 
 def _run(p, delay: float) -> dict:
     ns: dict = {}
-    exec(FAKE.format(root=os.getcwd(), delay=delay), ns)
+    exec(FAKE.format(delay=delay), ns)
     from mtstrata.layers import AnnotationOptions
 
     segs, _ = ns["L"].annotate_texts(ns["TEXTS"], {ns["Layer"].POS}, AnnotationOptions(
@@ -318,7 +318,7 @@ def test_run_killed_mid_annotation_leaves_a_usable_cache(tmp_path, monkeypatch):
 
     monkeypatch.setattr(layers_pkg, "BATCH_WRITE", layers_pkg.BATCH_WRITE)  # restored
     p = tmp_path / "c.sqlite"
-    code = FAKE.format(root=os.getcwd(), delay=0.002) + textwrap.dedent(f"""
+    code = FAKE.format(delay=0.002) + textwrap.dedent(f"""
         from mtstrata.layers import AnnotationOptions
         class Loud(Fake):
             def pipe(self, segments, layers, *, jobs=1, quiet=True):
@@ -328,7 +328,8 @@ def test_run_killed_mid_annotation_leaves_a_usable_cache(tmp_path, monkeypatch):
         L.annotate_texts(TEXTS, {{Layer.POS}}, AnnotationOptions(
             annotator=Loud(), cache={str(p)!r}, quiet=True, jobs=1))
     """)
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            cwd=ROOT)
     for line in proc.stdout:  # kill once 70 segments are out: 3 batches of 20 written
         if int(line) >= 70:
             break
@@ -360,7 +361,6 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     p = tmp_path / "c.sqlite"
     code = textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {os.getcwd()!r})
         from mtstrata.cache import Cache
         from mtstrata.segment import Layer, Segment
         import os, time
@@ -376,7 +376,7 @@ def test_concurrent_writers_lose_nothing(tmp_path):
                            + [Segment.from_words(f"shared {{j}}".split()) for j in range(25)])
     """)
     procs = [subprocess.Popen([sys.executable, "-c", code, str(k)], stderr=subprocess.PIPE,
-                              text=True) for k in range(8)]
+                              text=True, cwd=ROOT) for k in range(8)]
     deadline = time.monotonic() + 60
     while sum(1 for x in tmp_path.iterdir() if x.name.startswith("ready")) < 8:
         assert time.monotonic() < deadline

@@ -293,10 +293,11 @@ def test_concurrent_table_writers_keep_every_metric(tmp_path):
 
     d = _corpus(tmp_path)
     specs = ["wer", "per", "bleu", "chrf"]
-    code = (f"import sys; sys.path.insert(0, {os.getcwd()!r})\n"
+    code = ("import sys\n"
             "from mtstrata.meta.table_cache import cached_table\n"
             f"cached_table({str(d)!r}, [sys.argv[1]], {str(tmp_path / 'c')!r})\n")
-    procs = [subprocess.Popen([sys.executable, "-c", code, s]) for s in specs]
+    root = Path(__file__).resolve().parent.parent  # the child imports this mtstrata
+    procs = [subprocess.Popen([sys.executable, "-c", code, s], cwd=root) for s in specs]
     assert [p.wait(timeout=120) for p in procs] == [0] * 4
     t = load_table(next((tmp_path / "c").glob("*.npz")))
     assert sorted(t.metrics()) == sorted(specs)

@@ -1,11 +1,10 @@
-"""``scripts/cross_year.py``: procedures fitted on one year and measured on the other (system
+"""``tools/cross_year.py``: procedures fitted on one year and measured on the other (system
 level), segment level with each pair held out, the RESULTS.md section from those figures, and
 no WMT21+ folder ever read."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,11 +12,7 @@ import pytest
 from mtstrata.errors import InputError
 from mtstrata.meta.stats import kendall_grouped, pearson
 from mtstrata.meta.table import ScoreTable
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-
-import cross_year  # noqa: E402
-import cross_year_report  # noqa: E402
+from tools import cross_year, cross_year_report
 
 
 def _table(lp: str, seed: int, n_sys: int = 4, n_seg: int = 5) -> ScoreTable:
@@ -138,11 +133,10 @@ def test_the_difference_interval_is_zero_for_chrf_itself_and_covers_a_procedure(
 
 
 def test_each_bundled_set_has_one_pool_and_the_pools_keep_to_their_layers():
-    import make_sets
-
     from mtstrata import metrics
     from mtstrata.metrics.ulc import BUNDLED
     from mtstrata.segment import Layer
+    from tools import make_sets
 
     sets = [s for s in cross_year.SET_OF_POOL.values() if s]  # wide: measured, not bundled
     assert sorted(sets) == sorted(BUNDLED) == sorted(make_sets.NOTES)
@@ -173,7 +167,7 @@ def test_the_sets_section_names_each_pools_procedure_and_its_held_out_gain(resul
 def test_from_json_writes_both_sections_from_an_earlier_run(result, tmp_path, monkeypatch):
     import json
 
-    from results_doc import begin, end
+    from tools.results_doc import begin, end
 
     for pool in ("all", "lex"):
         (tmp_path / f"cross_year.{pool}.json").write_text(json.dumps(
@@ -204,3 +198,59 @@ def test_from_json_without_the_figures_is_a_clear_error(tmp_path, monkeypatch, c
         err = capsys.readouterr().err
         assert why in err and f"cross_year.{pool}.json" in err and "Traceback" not in err
         assert "--json-dir" in err  # the fix
+
+
+def _other_layouts(result):
+    """Figures files of another layout: what the sections would trip on, and what is said."""
+    import copy
+
+    old = copy.deepcopy(result)  # an older layout: directions named "17->19", "19->17"
+    for r in old["across_years"].values():
+        r["17->19"], r["19->17"] = r.pop("wmt17->wmt19"), r.pop("wmt19->wmt17")
+    text = copy.deepcopy(result)
+    text["across_years"]["chrF"]["wmt17->wmt19"]["avg"]["pearson"] = "0.9"
+    fewer = copy.deepcopy(result)
+    name = next(n for n in fewer["across_years"] if n != "chrF")
+    fewer["across_years"][name]["wmt19->wmt17"]["pairs"].popitem()
+    no_seg = copy.deepcopy(result)
+    del no_seg["by_pair"][name]["avg"]["seg_kendall_flat"]
+    return [
+        ([], "the file is a list, not an object"),
+        ({"candidates": [], "across_years": {}, "by_pair": {}}, "chrF, the baseline"),
+        (old, "wmt17->wmt19 is missing"),
+        (text, "across_years.chrF.wmt17->wmt19.avg.pearson is str, not a number"),
+        (fewer, f"across_years.{name}.wmt19->wmt17.pairs are not chrF's pairs"),
+        (no_seg, f"by_pair.{name}.avg holds no seg_kendall_flat"),
+        ({"kind": "ulc", "ulc": [], "provenance": {}}, "candidates is missing"),  # a set file
+    ]
+
+
+def test_from_json_of_another_layout_is_one_paragraph(result, tmp_path, monkeypatch, capsys):
+    import json
+
+    for data, said in _other_layouts(result):
+        path = tmp_path / "cross_year.all.json"
+        path.write_text(json.dumps({**data, "pool": "all"} if isinstance(data, dict) and
+                                   "across_years" in data else data), encoding="utf-8")
+        monkeypatch.setattr(sys, "argv", ["cross_year", "--from-json", "--json-dir",
+                                          str(tmp_path), "--pools", "all"])
+        assert cross_year.main() == 2, said
+        out = capsys.readouterr()
+        assert out.out == ""  # nothing printed of the sections
+        err = out.err.strip()
+        assert err.startswith("cross_year: error: ") and "\n" not in err, err
+        assert str(path) in err and said in err and "--json-dir" in err, (said, err)
+
+
+def test_directories_and_files_of_the_options_are_checked_first(tmp_path, capsys, monkeypatch):
+    afile = tmp_path / "afile"
+    afile.write_text("x\n", encoding="utf-8")
+    for args, said in ((["--json-dir", str(afile), "--from-json"], "argument --json-dir"),
+                       (["--tables", str(afile / "t")], "argument --tables"),
+                       (["--wmt17-judged", str(afile)], "argument --wmt17-judged"),
+                       (["--json-dir", str(tmp_path), "--from-json", "--results",
+                         str(tmp_path)], "argument --results")):
+        monkeypatch.setattr(sys, "argv", ["cross_year", "--data", str(tmp_path), *args])
+        assert cross_year.main() == 2
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err, err

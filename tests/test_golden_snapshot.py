@@ -5,7 +5,7 @@ variants) gives the numbers of ``tests/data/golden_snapshot.json`` on fixed hand
 Fails when (a) a metric's numbers differ from the snapshot while its ``definition`` and
 signature are unchanged (bump ``definition``, regenerate, CHANGELOG), (b) a registered metric
 has no entry, (c) a ``definition`` changed but the entry was not regenerated. The message names
-the command that regenerates the one entry (``scripts/update_golden.py NAME``), which itself
+the command that regenerates the one entry (``python -m tools.update_golden NAME``), which itself
 refuses case (a).
 """
 
@@ -76,7 +76,7 @@ def test_the_summary_hook_prints_the_unchecked_entries(monkeypatch):
 def test_no_stale_entries():
     stale = sorted(set(SNAPSHOT) - set(SPECS))
     assert not stale, (f"golden entries of metrics no longer registered: {stale}; drop them "
-                       "with `python scripts/update_golden.py --prune`.")
+                       "with `python -m tools.update_golden --prune`.")
 
 
 def test_every_registered_name_and_family_is_covered():
@@ -112,7 +112,7 @@ def test_a_moved_number_under_the_same_definition_is_refused():
     old["corpus"] = old["corpus"] * (1 + 1e-6)
     kind, message = golden.verdict("bleu", old, new)
     assert kind == "silent"
-    assert "bump its `definition`" in message and "update_golden.py 'bleu'" in message
+    assert "bump its `definition`" in message and "tools.update_golden 'bleu'" in message
     assert "CHANGELOG.md" in message and "corpus:" in message
 
 
@@ -120,12 +120,12 @@ def test_a_bumped_definition_needs_a_regenerated_entry():
     new = _entry("Bllip")
     new["definition"] += 1
     kind, message = golden.verdict("Bllip", _entry("Bllip"), new)
-    assert kind == "redefined" and "update_golden.py 'Bllip'" in message
+    assert kind == "redefined" and "tools.update_golden 'Bllip'" in message
 
 
 def test_a_missing_entry_fails():
     kind, message = golden.verdict("NEW", None, _entry("bleu"))
-    assert kind == "missing" and "update_golden.py 'NEW'" in message
+    assert kind == "missing" and "tools.update_golden 'NEW'" in message
 
 
 def test_numbers_moving_with_the_signature_ask_for_regeneration():
@@ -146,7 +146,7 @@ def test_the_update_script_refuses_a_silent_change(tmp_path):
     doc["metrics"]["ter"]["definition"] = 0  # as if TER had been bumped
     snap.write_text(json.dumps(doc))
     before = snap.read_bytes()
-    cmd = [sys.executable, str(ROOT / "scripts" / "update_golden.py"), "--snapshot", str(snap)]
+    cmd = [sys.executable, "-m", "tools.update_golden", "--snapshot", str(snap)]
     r = subprocess.run([*cmd, "wer", "ter"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and "wer: numbers changed while its definition" in r.stderr
     assert snap.read_bytes() == before  # nothing written

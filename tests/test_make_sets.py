@@ -1,18 +1,17 @@
-"""``scripts/make_sets.py``: each bundled set is built by ``search --nested`` with the
+"""``tools/make_sets.py``: each bundled set is built by ``search --nested`` with the
 pre-registered runs (docs/nested-search.md), and the rule that keeps a set and words its claim
 says "better than chrF" only with PERM-BOTH p < 0.05 and an interval above 0."""
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-
-import make_sets  # noqa: E402
+from tools import make_sets
 
 
 def _nested(stats, chosen="sys_pearson:minmax", members=("chrf", "wer")):
@@ -98,3 +97,73 @@ def test_a_set_not_kept_leaves_its_file(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("name", sorted(make_sets.NOTES))
 def test_each_set_has_its_pool(name):
     assert name in make_sets.SET_OF_POOL.values()
+
+
+# ----------------------------------------------------------------------------- bad input
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _make_sets(tmp_path, *args):
+    """``python -m tools.make_sets --only ULC-lex`` from the root (every case below stops before
+    the first search)."""
+    return subprocess.run([sys.executable, "-m", "tools.make_sets", "--only", "ULC-lex",
+                           "--tables", str(tmp_path / "tables"), *map(str, args)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+
+
+def _data(tmp_path):
+    """A data folder of both years' into-English pairs (small, valid)."""
+    from tests.test_combine_cli import _corpus
+    from tools.cross_year_data import INTO_EN, YEARS
+
+    for year, lps in INTO_EN.items():
+        for lp in lps:
+            _corpus(tmp_path / "data" / YEARS[year], lp)
+    return tmp_path / "data"
+
+
+def _one_paragraph(r, *said):
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and all(s in r.stderr for s in said), r.stderr
+    assert r.stderr.strip().count("\n\n") == 0
+
+
+@pytest.mark.parametrize("option", ["--wmt17-judged", "--runs"])
+def test_a_file_where_a_directory_is_expected_is_a_usage_error(tmp_path, option):
+    afile = tmp_path / "afile"
+    afile.write_text("x\n", encoding="utf-8")
+    dirs = {"--wmt17-judged": tmp_path / "scratch", "--runs": tmp_path / "runs", option: afile}
+    r = _make_sets(tmp_path, "--data", tmp_path / "none", *[x for kv in dirs.items() for x in kv])
+    _one_paragraph(r, f"argument {option}", str(afile), "not a directory")
+    r = _make_sets(tmp_path, "--data", tmp_path / "none", option, "",
+                   *[x for k, v in dirs.items() if k != option for x in (k, v)])
+    _one_paragraph(r, f"argument {option}", "empty path")
+
+
+def test_scratch_and_runs_stay_outside_the_repository(tmp_path):
+    r = _make_sets(tmp_path, "--data", tmp_path / "none", "--wmt17-judged", tmp_path / "s",
+                   "--runs", ROOT / "build" / "runs")
+    _one_paragraph(r, "--runs", "inside the mtstrata source repository")
+    assert not (ROOT / "build" / "runs").exists()
+
+
+def test_missing_or_empty_data_names_the_file(tmp_path):
+    r = _make_sets(tmp_path, "--data", tmp_path / "none", "--wmt17-judged", tmp_path / "s",
+                   "--runs", tmp_path / "runs")
+    _one_paragraph(r, "missing pairs", "--data")
+    data = _data(tmp_path)
+    (data / "wmt17_toen_da" / "de-en" / "ref.txt").write_text("", encoding="utf-8")
+    r = _make_sets(tmp_path, "--data", data, "--wmt17-judged", tmp_path / "s",
+                   "--runs", tmp_path / "runs")
+    _one_paragraph(r, "de-en/ref.txt", "empty")
+
+
+def test_a_scratch_folder_of_another_layout_is_one_paragraph(tmp_path):
+    # SCRATCH/wmt17_toen_da_judged must be a directory of pair copies: here it is a file
+    data = _data(tmp_path)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "wmt17_toen_da_judged").write_text("not a folder\n", encoding="utf-8")
+    r = _make_sets(tmp_path, "--data", data, "--wmt17-judged", scratch, "--runs",
+                   tmp_path / "runs")
+    _one_paragraph(r, "make_sets: error:", str(scratch / "wmt17_toen_da_judged"))

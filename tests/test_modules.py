@@ -6,6 +6,7 @@ import os
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,14 +34,13 @@ def test_every_module_imports_alone():
 ])
 def test_a_metric_module_scores_alone(module, cls, spec):
     # importing only the metric's module (not the registry's plugins) gives the same numbers
-    code = (f"import sys; sys.path.insert(0, {os.getcwd()!r})\n"
-            f"import {module} as mod\n"
+    code = (f"import {module} as mod\n"
             "from tests.conftest import hand_segments\n"
             "segs = hand_segments()\n"
             f"m = mod.{cls}()\n"
             "print(repr(m.stats_batch(segs, [[s] for s in segs[1:] + segs[:1]]).tolist()))\n")
     alone = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True, cwd=os.getcwd()).stdout
+                           check=True, cwd=Path(__file__).resolve().parent.parent).stdout
     from mtstrata import metrics
     from tests.conftest import hand_segments
 

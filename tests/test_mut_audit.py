@@ -1,4 +1,4 @@
-"""The audit's sign-test scenario on a clear difference (found by scripts/mutation_sample.py)."""
+"""The audit's sign-test scenario on a clear difference (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

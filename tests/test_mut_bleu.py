@@ -1,4 +1,4 @@
-"""BLEU's tokenizer defaults agree with sacreBLEU's (found by scripts/mutation_sample.py)."""
+"""BLEU's tokenizer defaults agree with sacreBLEU's (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bllip's vectorised scores equal its scalar definition (found by scripts/mutation_sample.py)."""
+"""Bllip's vectorised scores equal its scalar definition (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

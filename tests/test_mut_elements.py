@@ -1,4 +1,4 @@
-"""An empty output has no elements (found by scripts/mutation_sample.py)."""
+"""An empty output has no elements (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Layer rules that no test reached (found by scripts/mutation_sample.py)."""
+"""Layer rules that no test reached (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A learned set combines each level with that level's model (found by
-scripts/mutation_sample.py)."""
+tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""mtme output names the metrics that clash (found by scripts/mutation_sample.py)."""
+"""mtme output names the metrics that clash (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

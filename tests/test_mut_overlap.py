@@ -1,4 +1,4 @@
-"""Overlap rules that no golden value reached (found by scripts/mutation_sample.py)."""
+"""Overlap rules that no golden value reached (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""chrF's documented order rule (found by scripts/mutation_sample.py)."""
+"""chrF's documented order rule (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Forward-backward search drops what a backward step removes (found by
-scripts/mutation_sample.py)."""
+tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

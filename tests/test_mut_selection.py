@@ -5,9 +5,6 @@ with the held-out pair's own scores, and a difference interval narrowed from 95%
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -16,9 +13,7 @@ from mtstrata.meta import bootstrap
 from mtstrata.meta.stats import pearson
 from mtstrata.meta.table import ScoreTable
 from mtstrata.metrics.linguistic.soft import soft_counts
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-import cross_year  # noqa: E402
+from tools import cross_year
 
 
 @pytest.mark.parametrize(("h", "r"), [

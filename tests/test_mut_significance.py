@@ -1,5 +1,5 @@
 """Direction of the one-sided bootstrap p and mt-metrics-eval file names (found by
-scripts/mutation_sample.py)."""
+tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

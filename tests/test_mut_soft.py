@@ -1,4 +1,4 @@
-"""SR-Mrs's documented threshold rule (found by scripts/mutation_sample.py)."""
+"""SR-Mrs's documented threshold rule (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Meta-evaluation statistics rules that no test reached (found by scripts/mutation_sample.py)."""
+"""Meta-evaluation statistics rules that no test reached (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

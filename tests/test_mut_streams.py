@@ -1,4 +1,4 @@
-"""Stream BLEU picks sacreBLEU's reference length (found by scripts/mutation_sample.py)."""
+"""Stream BLEU picks sacreBLEU's reference length (found by tools/mutation_sample.py)."""
 
 from __future__ import annotations
 

@@ -3,19 +3,16 @@ byte for byte, and the hand-written text around it is kept (``make results``).""
 
 from __future__ import annotations
 
-import sys
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from mtstrata.meta.table import ScoreTable
+from tools import make_results, results_doc
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import make_results  # noqa: E402
-import results_doc  # noqa: E402
-
-from mtstrata.meta.table import ScoreTable  # noqa: E402
 
 EXPECTED = Path(__file__).parent / "data" / "results_section_expected.md"
 
@@ -55,7 +52,7 @@ def test_a_section_regenerates_byte_for_byte_from_score_tables(tmp_path):
     doc.write_text(_template(), encoding="utf-8")
     lines = make_results.corr_section("Fixture: three systems", _fixture(),
                                       ["up", "swap", "down", "err"], seg=False)
-    results_doc.write_sections(doc, "scripts/make_results.py",
+    results_doc.write_sections(doc, "tools/make_results.py",
                                {"text-families": make_results._strip(lines)})
     assert doc.read_bytes() == EXPECTED.read_bytes()
 
@@ -64,7 +61,7 @@ def test_a_generator_writes_only_its_own_sections(tmp_path):
     doc = tmp_path / "RESULTS.md"
     doc.write_text(_template(), encoding="utf-8")
     with pytest.raises(SystemExit, match="results_wmt19.py"):
-        results_doc.write_sections(doc, "scripts/make_results.py", {"wmt19": ["x"]})
+        results_doc.write_sections(doc, "tools/make_results.py", {"wmt19": ["x"]})
     assert doc.read_text(encoding="utf-8") == _template()
 
 
@@ -72,7 +69,7 @@ def test_a_missing_marker_is_an_error_and_the_file_is_kept(tmp_path):
     doc = tmp_path / "RESULTS.md"
     doc.write_text("# only hand-written text\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="text-families"):
-        results_doc.write_sections(doc, "scripts/make_results.py", {"text-families": ["x"]})
+        results_doc.write_sections(doc, "tools/make_results.py", {"text-families": ["x"]})
     assert doc.read_text(encoding="utf-8") == "# only hand-written text\n"
 
 
@@ -92,6 +89,7 @@ def test_make_results_runs_every_generator_once():
     text = (ROOT / "Makefile").read_text(encoding="utf-8")
     recipe = text.split("\nresults: setup\n", 1)[1].split("\n\n", 1)[0]
     for script in set(results_doc.SECTIONS.values()):
-        name = Path(script).name
-        assert recipe.count(f" {name} ") == 1, name
-    assert recipe.count("../RESULTS.md") == len(set(results_doc.SECTIONS.values()))
+        module = "tools." + Path(script).stem
+        assert recipe.count(f" -m {module} ") == 1, module
+    assert len(re.findall(r"--(?:out|results) RESULTS\.md\b", recipe)) == len(
+        set(results_doc.SECTIONS.values()))

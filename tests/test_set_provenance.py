@@ -141,7 +141,7 @@ def test_an_old_set_without_annotator_facts_says_how_to_upgrade(forced_set, tmp_
         re.sub(r"\|def:\d+", "", sig.split("|ann:")[0]) + "|version:0.1.0")
     other = tmp_path / "old.json"
     other.write_text(json.dumps(data))
-    with pytest.raises(Exception, match="record_sets.py") as e:
+    with pytest.raises(Exception, match=r"python -m tools\.record_sets SET\.json") as e:
         metrics.create(f"ulc:{other}")
     assert "annotator" in str(e.value) and "SR-Or(*)" in str(e.value)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,7 @@ from mtstrata.layers import provider as base
 from mtstrata.layers.srl.rules import SRL_VERSION, label_frames
 from mtstrata.metrics.linguistic.extractors import SR_ROLES
 from mtstrata.segment import Layer, Segment
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-from srl_gold import parse_bracketed, read_gold  # noqa: E402  (a tool of scripts/)
+from tools.srl_gold import parse_bracketed, read_gold
 
 GOLD = Path(__file__).parent / "data" / "srl_gold.txt"
 
@@ -250,7 +247,7 @@ def test_cyclic_heads_do_not_hang() -> None:
 
 
 def test_the_package_ships_no_srl_tools_and_reads_no_tests() -> None:
-    """Training and evaluation tools live in scripts/ (they read data where the caller says);
+    """Training and evaluation tools live in tools/ (they read data where the caller says);
     no module of the installed package names the tests folder in its code (docstrings aside)."""
     import ast
     import importlib.util

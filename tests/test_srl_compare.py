@@ -1,5 +1,5 @@
-"""The paired comparison of two labellers' frames (scripts/srl_eval.f1_difference) and the
-frames files of benchmarks/bench_srl.py (--save-frames, --against)."""
+"""The paired comparison of two labellers' frames (tools.srl_eval.f1_difference) and the
+frames files of benchmarks.bench_srl (--save-frames, --against)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import bench_srl
 from mtstrata.errors import InputError
 from mtstrata.segment import Frame, Span
+from tools import srl_eval
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import bench_srl  # noqa: E402
-import srl_eval  # noqa: E402
 
 
 def _frames(n: int, right: int) -> tuple[list, list]:
@@ -65,7 +63,7 @@ def test_frames_files_round_trip_and_are_checked(tmp_path):
 def test_a_bad_against_file_exits_2_without_a_traceback(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("[]", encoding="utf-8")
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_srl.py"), "--labeller",
+    r = subprocess.run([sys.executable, "-m", "benchmarks.bench_srl", "--labeller",
                         "rules", "--against", str(bad), "--data", str(tmp_path / "none.jsonl")],
                        capture_output=True, text=True, cwd=ROOT, env=None, check=False)
     assert r.returncode == 2, r.stderr

@@ -19,11 +19,9 @@ from mtstrata.layers.srl.linear import LinearModel, load, save
 from mtstrata.layers.srl.rules import label_frames
 from mtstrata.segment import Frame, Segment, Span
 from tests.test_srl import CASES, parse, random_parses
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-import srl_eval  # noqa: E402  (tools of scripts/)
-import srl_propbank as pb  # noqa: E402
-from srl_gold import read_gold  # noqa: E402
+from tools import srl_eval
+from tools import srl_propbank as pb
+from tools.srl_gold import read_gold
 
 DATA = Path(__file__).parent / "data"
 needs_data = pytest.mark.skipif(not pb.data_path().is_file(),

@@ -1,5 +1,5 @@
 """The learned role model's training gives the same bytes whatever the caller's environment,
-and retraining reproduces the sha256 pinned in models.lock (scripts/train_srl.py)."""
+and retraining reproduces the sha256 pinned in models.lock (tools/train_srl.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 
 from mtstrata.layers.srl import learned as srl_learned
+from tools import srl_propbank as pb
+from tools import train_srl
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-import srl_propbank as pb  # noqa: E402  (a tool of scripts/)
-import train_srl  # noqa: E402
 
 needs_data = pytest.mark.skipif(not pb.data_path().is_file(),
                                 reason=f"gold PropBank data not found at {pb.data_path()}")
@@ -25,7 +24,7 @@ needs_data = pytest.mark.skipif(not pb.data_path().is_file(),
 def _train(out: Path, env: dict[str, str], *extra: str) -> str:
     base = {k: v for k, v in os.environ.items()
             if not k.startswith(("OPENBLAS", "OMP_", "MKL_", "NPY_"))}
-    r = subprocess.run([sys.executable, str(ROOT / "scripts/train_srl.py"), "--out", str(out),
+    r = subprocess.run([sys.executable, "-m", "tools.train_srl", "--out", str(out),
                         *extra], env={**base, "PYTHONPATH": str(ROOT), **env}, cwd=ROOT,
                        capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr + r.stdout
@@ -51,7 +50,7 @@ def test_training_bytes_do_not_depend_on_the_callers_threads_or_kernels(tmp_path
 @pytest.mark.slow
 @pytest.mark.skipif(not train_srl.DEFAULT_EXTRA.is_file(),
                     reason=f"the EWT training section is not built at {train_srl.DEFAULT_EXTRA} "
-                    "(scripts/srl_ewt_gold.py, from public snapshots): the pinned model is "
+                    "(tools/srl_ewt_gold.py, from public snapshots): the pinned model is "
                     "trained on it too")
 def test_retraining_reproduces_the_pinned_model(tmp_path):
     got = _train(tmp_path / "m.npz", {})
@@ -68,7 +67,7 @@ def test_missing_or_overlapping_extra_gold_exits_2_naming_the_file(tmp_path):
     overlap = tmp_path / "overlap.jsonl"
     overlap.write_text(shared_line + "\n", encoding="utf-8")
     for extra, said in ((missing, "is missing"), (overlap, "holds documents of the shared")):
-        r = subprocess.run([sys.executable, str(ROOT / "scripts/train_srl.py"), "--out",
+        r = subprocess.run([sys.executable, "-m", "tools.train_srl", "--out",
                             str(tmp_path / "m.npz"), "--extra", str(extra)],
                            env={**base, "PYTHONPATH": str(ROOT)}, cwd=ROOT,
                            capture_output=True, text=True, check=False)

@@ -1,5 +1,5 @@
 """Selection procedures as data: each maps dev score tables to one fitted set (or metric), and
-the measures applied to what it fitted. Moved here from ``scripts/cross_year.py`` so that
+the measures applied to what it fitted. Moved here from ``tools/cross_year.py`` so that
 ``search --nested`` (:mod:`mtstrata.combine.nested`) runs, on a user's data, the procedures that
 built the bundled sets.
 

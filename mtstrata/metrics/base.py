@@ -91,7 +91,7 @@ class MetricBase:
     name: ClassVar[str] = ""
     #: the version of the metric's definition (``def:N`` in the signature): bump it whenever
     #: the numbers change for the same parameters, regenerate its golden entry
-    #: (``scripts/update_golden.py NAME``) and add a CHANGELOG.md line
+    #: (``python -m tools.update_golden NAME`` in the source repository), add a CHANGELOG line
     definition: ClassVar[int] = 1
     higher_is_better: ClassVar[bool] = True
     requires: ClassVar[frozenset[Layer]] = frozenset()

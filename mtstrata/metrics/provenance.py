@@ -202,9 +202,10 @@ def check_members(specs: Sequence[str], members: Sequence[Metric], saved: Any, w
                 f"{spec!r} ({want!r}: a set of mtstrata before 0.2.0, or one recorded before "
                 "the member read annotated layers): which annotation its numbers came from is "
                 "unknown. Refit it (`mtstrata search "
-                "--out`, scripts/make_sets.py), or, after checking that its members' numbers "
-                "are unchanged, re-record it with `python scripts/record_sets.py SET.json "
-                "--verify LPDIR...` (the pairs it was fitted on).")
+                "--out`; the bundled sets: `python -m tools.make_sets`), or, after checking "
+                "that its members' numbers are unchanged, re-record it with `python -m "
+                "tools.record_sets SET.json --verify LPDIR...` (the pairs it was fitted on; "
+                "both tools are in the mtstrata source repository).")
         have = full_signature(m, plan) if annotated else m.signature()
         diff = differences(want, have, () if annotated else ("ann",))
         if diff:
@@ -213,9 +214,10 @@ def check_members(specs: Sequence[str], members: Sequence[Metric], saved: Any, w
                 f"run computes {have!r} ({'; '.join(diff)}). Its normalisation was fitted on "
                 "other numbers: run with the annotator and role labeller it names (--annotator,"
                 " --srl), rebuild the set with this version (mtstrata search --out, or "
-                "scripts/make_sets.py for the bundled sets), or install the version it names. "
-                "If the member's numbers did not change, `python scripts/record_sets.py SET.json "
-                "--verify LPDIR...` re-records it after checking that on its dev pairs.")
+                "`python -m tools.make_sets` for the bundled sets), or install the version it "
+                "names. If the member's numbers did not change, `python -m tools.record_sets "
+                "SET.json --verify LPDIR...` re-records it after checking that on its dev pairs "
+                "(both tools are in the mtstrata source repository).")
 
 
 def build_members(specs: Sequence[str], where: str) -> tuple[Metric, ...]:

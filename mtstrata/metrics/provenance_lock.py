@@ -221,7 +221,8 @@ def metric_rows() -> Iterator[Row]:
         yield Row(f"metric:{e.name}", f"def:{getattr(cls, 'definition', 1)}", tuple(mods),
                   closure_digest(mods),
                   f"`definition` of {cls.__qualname__} in {_file_of(cls.__module__)} (then "
-                  "scripts/update_golden.py NAME and a CHANGELOG.md line)", _name(cls))
+                  "python -m tools.update_golden NAME in the mtstrata source repository, and a "
+                  "CHANGELOG.md line)", _name(cls))
 
 
 def provider_rows() -> Iterator[Row]:

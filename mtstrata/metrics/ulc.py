@@ -30,7 +30,7 @@ called by :func:`mtstrata.scoring.compute`; ``meta`` runs the same check for ``-
 was given (:func:`set_name`), and the sha256 of its file:
 ``ULC|set:ULC-lex|sha256:...|def:1|version:0.2.0``.
 
-Bundled sets (``mtstrata/data/sets``, built by ``scripts/make_sets.py``, which runs the
+Bundled sets (``mtstrata/data/sets``, built by ``tools/make_sets.py`` (source tree), which runs the
 nested procedure ``search --nested`` over each set's pool on WMT17 and WMT19 into-English; see
 each file's ``provenance``): ``ULC`` (text and linguistic metrics, English targets),
 ``ULC-lex`` (text metrics only), ``ULC-emb`` (text and embedding metrics, English targets) and
@@ -65,7 +65,7 @@ from mtstrata.segment import Layer, Segment
 #: registered under the entry point's name)
 SETS: Registry[Callable[[], Path]] = Registry("metric set", list_command="mtstrata list metrics",
                                              entry_points="mtstrata.sets")
-#: mtstrata's own bundled sets: name -> file in mtstrata/data/sets (scripts/make_sets.py)
+#: mtstrata's own bundled sets: name -> file in mtstrata/data/sets (tools/make_sets.py)
 BUNDLED = {"ULC": "ULC.json", "ULC-lex": "ULC-lex.json", "ULC-emb": "ULC-emb.json",
            "ULC-years": "ULC-years.json"}
 SETS_DIR = Path(__file__).resolve().parent.parent / "data" / "sets"

@@ -10,10 +10,10 @@
   learned predicate classifier and a predicate-marked tagger over the pinned sentence
   encoder's word vectors.
 
-Training and evaluation tools are not part of the package: ``scripts/train_srl.py`` and
-``scripts/train_srl_contextual.py`` (training), ``scripts/srl_ewt_gold.py`` (more gold data),
-``scripts/srl_propbank.py`` (the gold PropBank data, read from where the caller says),
-``scripts/srl_eval.py`` and ``scripts/srl_gold.py`` (scoring against gold frames), and
+Training and evaluation tools are in the source repository, not the package: ``tools/train_srl.py``
+and ``tools/train_srl_contextual.py`` (training), ``tools/srl_ewt_gold.py`` (more gold data),
+``tools/srl_propbank.py`` (the gold PropBank data, read from where the caller says),
+``tools/srl_eval.py`` and ``tools/srl_gold.py`` (scoring against gold frames), and
 ``benchmarks/bench_srl.py``.
 
 ``label_frames`` and ``SRL_VERSION`` are re-exported from the rules (the names this module had

@@ -1,8 +1,8 @@
 """The contextual semantic-role labeller: a predicate-marked tagger over the encoder's word vectors.
 
-``--srl contextual``. Two parts, trained by ``scripts/train_srl_contextual.py`` on gold PropBank
+``--srl contextual``. Two parts, trained by ``tools/train_srl_contextual.py`` on gold PropBank
 data (the training documents of the shared EWT development section and, from the public
-PropBank and UD snapshots, the EWT training section: ``scripts/srl_ewt_gold.py``):
+PropBank and UD snapshots, the EWT training section: ``tools/srl_ewt_gold.py``):
 
 1. **predicates**: the learned labeller's linear predicate classifier
    (:mod:`~mtstrata.layers.srl.learned`, features of :mod:`~mtstrata.layers.srl.features`),
@@ -57,7 +57,8 @@ MODEL_FILE = Path(__file__).resolve().parents[2] / "data" / "srl_contextual.npz"
 FORMAT = "1"
 #: hidden states 0 (the input embeddings) .. DEPTH of the encoder feed the tagger
 DEPTH = 4
-TRAIN_COMMAND = "python scripts/train_srl_contextual.py   (then update models.lock)"
+TRAIN_COMMAND = ("python -m tools.train_srl_contextual   (in the mtstrata source repository; "
+                 "then update models.lock)")
 OUTSIDE = "O"
 #: segments labelled together (their word states held at once)
 CHUNK = 256

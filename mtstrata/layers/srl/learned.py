@@ -1,9 +1,9 @@
 """The learned semantic-role labeller: PropBank roles from a model trained on gold data.
 
-Two linear classifiers (multinomial logistic regression, trained by scripts/train_srl.py on the
-training part of the gold PropBank EWT data, see ``scripts/srl_propbank.py`` for the fixed
+Two linear classifiers (multinomial logistic regression, trained by tools/train_srl.py on the
+training part of the gold PropBank EWT data, see ``tools/srl_propbank.py`` for the fixed
 document split, and from round 4 on the EWT training section too, built from public snapshots
-by ``scripts/srl_ewt_gold.py``) over the spaCy layers (tokens, lemmas, PTB tags, ClearNLP
+by ``tools/srl_ewt_gold.py``) over the spaCy layers (tokens, lemmas, PTB tags, ClearNLP
 dependencies):
 
 1. **predicate identification** over candidate tokens (:mod:`mtstrata.layers.srl.tree`, features
@@ -70,7 +70,8 @@ NONE = "_"
 CORE = frozenset({"A0", "A1", "A2", "A3", "A4", "A5", "AA"})
 #: segments labelled together: one sparse product each, feature strings kept for one chunk only
 CHUNK = 256
-TRAIN_COMMAND = "python scripts/train_srl.py   (deterministic; then update models.lock)"
+TRAIN_COMMAND = ("python -m tools.train_srl   (in the mtstrata source repository; deterministic; "
+                 "then update models.lock)")
 
 
 def pinned(name: str = LOCK_NAME) -> dict[str, Any]:
@@ -252,7 +253,7 @@ class LearnedSRL(Labeller):
     default: ClassVar[bool] = True  # the better labeller on gold PropBank (RESULTS.md)
     #: where its own version is declared (see :mod:`mtstrata.metrics.provenance_lock`)
     version_at: ClassVar[str] = ("REVISION in mtstrata/layers/srl/learned.py, or retrain the "
-                                 "model (" + TRAIN_COMMAND.split("   ")[0] + ")")
+                                 "model (" + TRAIN_COMMAND.split("   ")[0] + ", source tree)")
     path: str = ""
     _models: list[Models] = field(default_factory=list, init=False, repr=False, compare=False)
 

@@ -36,7 +36,7 @@ shared task (Carreras & Marquez 2005) and of the role inventory of PropBank (Pal
 An argument is the contiguous span of the argument head's subtree (for a PP the whole PP with its
 preposition, as PropBank does), with edge punctuation trimmed. C-/R- prefixes are not produced.
 Quality is measured by benchmarks/bench_srl.py on the hand-labelled gold sets
-(tests/data/srl_gold*.txt, read by ``scripts/srl_gold.py``) and on real web text with gold
+(tests/data/srl_gold*.txt, read by ``tools/srl_gold.py``) and on real web text with gold
 PropBank roles (the held-out documents of the EWT data); the figures are in README, "Semantic
 roles". On the web text the rules find fewer predicates and label fewer arguments right than
 the learned labeller (:mod:`mtstrata.layers.srl.learned`, ``--srl learned``), which uses these

@@ -12,7 +12,7 @@ nothing is written. Members not verified are listed in ``provenance.recorded.unv
 
 Usage::
 
-    python scripts/record_sets.py [SET.json ...] [--verify LPDIR ...] [--members SPEC ...]
+    python -m tools.record_sets [SET.json ...] [--verify LPDIR ...] [--members SPEC ...]
         [--cache ANN.sqlite] [--tables DIR] [--srl learned]
 
 Without SET.json the bundled sets (``mtstrata/data/sets``) are re-recorded. ``--members``
@@ -34,6 +34,7 @@ from mtstrata.layers import AnnotationOptions
 from mtstrata.metrics.provenance import differences, member_signatures
 from mtstrata.metrics.setfile import load_set, read_set_file
 from mtstrata.metrics.ulc import BUNDLED, SETS_DIR
+from tools import _cli
 
 
 def _bounds(data: dict[str, object]) -> dict[str, list[tuple[str, float, float]]]:
@@ -71,7 +72,7 @@ def verify(data: dict[str, object], members: list[str], dirs: list[Path],
             if not np.allclose(have, (low, high), rtol=1e-9, atol=1e-12):
                 raise SystemExit(f"{metric} ({level}): today's scores span {have}, the set "
                                  f"stores ({low}, {high}): its numbers changed; refit the set "
-                                 "(scripts/make_sets.py) instead of re-recording it.")
+                                 "(tools/make_sets.py) instead of re-recording it.")
             print(f"  {metric} ({level}): bounds reproduced {have}", file=sys.stderr)
 
 
@@ -101,7 +102,7 @@ def record(path: Path, args: argparse.Namespace) -> None:
     prov["recorded"] = {
         "mtstrata": __version__,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-        "script": "scripts/record_sets.py",
+        "script": "tools/record_sets.py",
         "labeller": args.srl,
         # member -> the dev pairs on which its stored bounds were reproduced exactly
         "verified": {"members": verified},
@@ -118,14 +119,15 @@ def record(path: Path, args: argparse.Namespace) -> None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("sets", nargs="*", type=Path, help="set files (default: the bundled sets)")
-    p.add_argument("--verify", nargs="+", default=[], metavar="LPDIR",
+    p = _cli.parser("record_sets", __doc__)
+    p.add_argument("sets", nargs="*", type=_cli.existing_file,
+                   help="set files (default: the bundled sets)")
+    p.add_argument("--verify", nargs="+", default=[], metavar="LPDIR", type=_cli.existing_directory,
                    help="dev pairs on which every member's normalisation bounds must reproduce")
     p.add_argument("--members", nargs="+", help="verify only these members")
     p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
     p.add_argument("--srl", default="learned", help="role labeller the set was fitted with")
-    p.add_argument("--tables", default=str(Path.home() / ".cache/mtstrata/tables"),
+    p.add_argument("--tables", type=_cli.directory, default=Path.home() / ".cache/mtstrata/tables",
                    help="score-table cache directory")
     args = p.parse_args()
     for path in args.sets or [SETS_DIR / f for f in BUNDLED.values()]:
@@ -134,4 +136,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_cli.run(main, "record_sets", "SET.json names a metric set file; --verify "
+                              "the dev pair directories it was fitted on; --tables a directory."))

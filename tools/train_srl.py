@@ -1,9 +1,9 @@
 """Train the learned semantic-role labeller (mtstrata.layers.srl.learned) on gold PropBank data.
 
 Reads ``propbank_ewt/dev.jsonl`` in place (``--data``, else ``$MTSTRATA_DATA``, else
-``../shared/data``), splits it by document with the fixed rule of ``scripts/srl_propbank.py`` (and
+``../shared/data``), splits it by document with the fixed rule of ``tools/srl_propbank.py`` (and
 checks the split against the recorded held-out list), adds more gold (``--extra FILE...``; default
-the EWT *training* section that ``scripts/srl_ewt_gold.py`` builds from the public PropBank and UD
+the EWT *training* section that ``tools/srl_ewt_gold.py`` builds from the public PropBank and UD
 snapshots, ``~/.cache/mtstrata/gold/propbank_ewt_train.jsonl``; a file holding a document of the
 shared file is refused; ``--extra`` alone: none), annotates every sentence from its gold tokens
 with the pinned spaCy model, trains the two classifiers on the shared file's **training part**
@@ -29,7 +29,7 @@ checked: other processors; one without AVX2 cannot run
 these kernels (numpy refuses ``NPY_ENABLE_CPU_FEATURES`` it lacks), so it cannot reproduce the
 bytes; other numpy, scipy, scikit-learn or zlib versions may give other bytes.
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl.py [--data DIR] [--extra [FILE...]]
+Run: ``.venv/bin/python -m tools.train_srl [--data DIR] [--extra [FILE...]]
 [--tune] [--limit N] [--out PATH]`` (about 12 minutes on one core with the EWT training section)
 (needs scikit-learn, pinned in requirements.txt; the labeller itself needs only numpy/scipy).
 """
@@ -47,7 +47,6 @@ if platform.machine() in ("x86_64", "AMD64"):
     os.environ.update(KERNELS)
     os.environ.pop("NPY_DISABLE_CPU_FEATURES", None)
 
-import argparse  # noqa: E402
 import hashlib  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -57,8 +56,6 @@ from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-import srl_eval  # noqa: E402  (scripts/, beside this one)
-import srl_propbank as pb  # noqa: E402
 
 from mtstrata import lock  # noqa: E402
 from mtstrata.errors import InputError  # noqa: E402
@@ -68,13 +65,15 @@ from mtstrata.layers.srl import tree as T  # noqa: E402
 from mtstrata.layers.srl.linear import LinearModel, save  # noqa: E402
 from mtstrata.layers.srl.rules import label_frames  # noqa: E402
 from mtstrata.segment import Segment  # noqa: E402
+from tools import _cli, srl_eval  # noqa: E402
+from tools import srl_propbank as pb  # noqa: E402
 
 #: chosen with --tune on the tuning slice of the training documents (module docstring)
 C_PREDICATE = 1.0
 C_ARGUMENT = 1.0
 MIN_COUNT = 2  # a feature seen fewer times in training is dropped
 MIN_CLASS = 3  # a role seen fewer times in training is not learned
-#: where ``scripts/srl_ewt_gold.py`` writes the EWT training section (never in the repository)
+#: where ``tools/srl_ewt_gold.py`` writes the EWT training section (never in the repository)
 DEFAULT_EXTRA = Path.home() / ".cache" / "mtstrata" / "gold" / "propbank_ewt_train.jsonl"
 
 
@@ -90,8 +89,8 @@ def read_extra(files: Sequence[str], shared: Sequence[pb.PropBankSentence], tool
     extra: list[pb.PropBankSentence] = []
     for f in files:
         if not Path(f).is_file():
-            raise InputError(f"--extra {f} is missing: build it with `python "
-                             "scripts/srl_ewt_gold.py --propbank-release DIR --ud-ewt DIR`, or "
+            raise InputError(f"--extra {f} is missing: build it with `python -m "
+                             "tools.srl_ewt_gold --propbank-release DIR --ud-ewt DIR`, or "
                              f"train on the shared file alone with `--extra` (no file) ({tool}).")
         more = pb.read(f)
         clash = sorted({s.document for s in more} & shared_docs)
@@ -222,17 +221,17 @@ def check_kernels() -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = _cli.parser("train_srl", __doc__)
     ap.add_argument("--data", default=None, metavar="PATH",
                     help="the data directory holding propbank_ewt/dev.jsonl, or that file "
                     "(default: $MTSTRATA_DATA, else ../shared/data)")
     ap.add_argument("--extra", nargs="*", default=[str(DEFAULT_EXTRA)], metavar="FILE",
                     help="more gold to train on (default: the EWT training section built by "
-                    "scripts/srl_ewt_gold.py); --extra alone: none")
-    ap.add_argument("--out", type=Path, default=srl_learned.MODEL_FILE)
+                    "tools/srl_ewt_gold.py); --extra alone: none")
+    ap.add_argument("--out", type=_cli.output_file, default=srl_learned.MODEL_FILE)
     ap.add_argument("--tune", action="store_true", help="grid on the tuning slice (of the "
                     "shared file's training part, without extra gold), then stop")
-    ap.add_argument("--limit", type=int, default=None, metavar="N",
+    ap.add_argument("--limit", type=_cli.positive, default=None, metavar="N",
                     help="train on the first N training sentences only (the reproducibility "
                     "test; the shipped model uses all)")
     a = ap.parse_args()
@@ -245,8 +244,6 @@ def main() -> None:
         sys.exit(f"the split differs from the recorded list {pb.held_out_file()}; refusing.")
     extra = [] if a.tune else read_extra(a.extra, sents, "train_srl")
     if a.limit is not None:
-        if a.limit < 1:
-            sys.exit("train_srl: --limit must be at least 1")
         train_s, held_s = train_s[:a.limit], held_s[:max(1, a.limit // 5)]
     t0 = time.perf_counter()
     nlp = pb.load_spacy()
@@ -280,9 +277,6 @@ def main() -> None:
         print("\n".join(evaluate(models, s, g).table(min_gold=10)))
 
 
-if __name__ == "__main__":
-    try:
-        main()
-    except InputError as e:  # a missing or malformed data file: its message, exit code 2
-        print(f"train_srl: {e}", file=sys.stderr)
-        sys.exit(2)
+if __name__ == "__main__":  # a missing or malformed data file: its message, exit code 2
+    raise SystemExit(_cli.run(main, "train_srl", "--data names the data directory holding "
+                              "propbank_ewt/dev.jsonl; --out the model file to write."))

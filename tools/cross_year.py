@@ -25,7 +25,7 @@ pair measured with the procedure fitted on the *other* six WMT17 pairs plus all 
 
 Each candidate pool (``--pools``; :data:`POOLS`) is the pool of one bundled set
 (:data:`SET_OF_POOL`; ``wide``, item 4's candidates added to ``all``, is measured only), and
-issue 29's ``scripts/make_sets.py`` fitted each set's chosen procedure again on both years (it now
+issue 29's ``tools/make_sets.py`` fitted each set's chosen procedure again on both years (it now
 builds the sets with ``search --nested`` instead; this script writes RESULTS.md's sections).
 
 Score tables are cached per pair in ``--tables`` (``mtstrata.meta.table_cache.cached_table``: a
@@ -38,14 +38,13 @@ earlier run's figures without computing.
 
 Usage::
 
-    nice -n 10 python scripts/cross_year.py [--data DIR] [--tables DIR] [--cache FILE]
+    nice -n 10 python -m tools.cross_year [--data DIR] [--tables DIR] [--cache FILE]
         [--pools lex ling emb all wide] [--wmt17-judged SCRATCH] [--score-only]
         [--json-dir DIR] [--from-json] [--results RESULTS.md]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -55,8 +54,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cross_year_data import YEARS, judged_subset, pair_dirs, read_pool
-from cross_year_report import bundlable, choose, section, sets_section
 
 from mtstrata.combine.procedures import (
     BASELINE,
@@ -66,12 +63,14 @@ from mtstrata.combine.procedures import (
     procedures,
     single,
 )
-from mtstrata.errors import InputError
 from mtstrata.layers import AnnotationOptions
 from mtstrata.meta.stats import pearson
 from mtstrata.meta.table import ScoreTable
 from mtstrata.meta.table_cache import LEXICAL_CANDIDATES, cached_table
 from mtstrata.output import atomic_write
+from tools import _cli
+from tools.cross_year_data import YEARS, judged_subset, pair_dirs, read_pool
+from tools.cross_year_report import bundlable, choose, section, sets_section
 
 #: TER is left out: sacreBLEU's TER takes 45 s per 3,000-segment system here (the other 41
 #: text candidates together about 3 s): 150 WMT17+WMT19 systems would take two hours
@@ -225,10 +224,18 @@ def run_pool(pool: str, candidates: Sequence[str], years: Mapping[str, list[Scor
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    """The command: bad input is one paragraph and exit code 2 (:func:`tools._cli.run`)."""
+    return _cli.run(_main, "cross_year", "--data names the folder holding "
+                    "wmt17_toen_da/ and wmt19_da_sys/; --tables, --json-dir and "
+                    "--wmt17-judged name directories (created when missing).")
+
+
+def _main() -> int:
+    p = _cli.parser("cross_year", __doc__)
     p.add_argument("--data", type=Path,
                    default=Path(os.environ.get("MTSTRATA_DATA", "../shared/data")))
-    p.add_argument("--tables", type=Path, default=Path.home() / ".cache/mtstrata/tables")
+    p.add_argument("--tables", type=_cli.directory,
+                   default=Path.home() / ".cache/mtstrata/tables")
     p.add_argument("--cache", help="annotation cache file (the spaCy, role and emb layers)")
     p.add_argument("--pools", nargs="+", choices=list(POOLS), default=list(POOLS),
                    help="candidate pools, one per bundled set: " + "; ".join(
@@ -238,35 +245,30 @@ def main() -> int:
     p.add_argument("--objectives", nargs="+", default=list(OBJECTIVES))
     p.add_argument("--fits", nargs="+", default=["minmax", "pairsd", "z"])
     p.add_argument("--score-only", action="store_true", help="fill the table cache and stop")
-    p.add_argument("--wmt17-judged", type=Path, metavar="SCRATCH",
+    p.add_argument("--wmt17-judged", type=_cli.directory, metavar="SCRATCH",
                    help="measure WMT17 on its judged segments only (copies written under "
                    "SCRATCH, outside the repository; see judged_subset)")
-    p.add_argument("--json-dir", type=Path,
+    p.add_argument("--json-dir", type=_cli.directory,
                    help="write every figure here, one cross_year.<pool>.json per pool")
-    p.add_argument("--results", type=Path, help="rewrite the cross-year sections of this file")
+    p.add_argument("--results", type=_cli.existing_file,
+                   help="rewrite the cross-year sections of this file")
     p.add_argument("--from-json", action="store_true", help="compute nothing: read the figures "
                    "of --json-dir (an earlier run) and write the sections")
     args = p.parse_args()
     if args.from_json:
         if not args.json_dir:
             p.error("--from-json reads --json-dir DIR")
-        try:
-            return write_results({k: read_pool(args.json_dir, k) for k in args.pools},
-                                 args.results)
-        except InputError as e:
-            print(e, file=sys.stderr)
-            return 2
+        return write_results({k: read_pool(args.json_dir, k) for k in args.pools},
+                             args.results)
+    if args.wmt17_judged:
+        _cli.outside_repository(args.wmt17_judged, "--wmt17-judged")
     pools = {k: list(dict.fromkeys([*POOLS[k], *args.extra])) for k in args.pools}
     union = list(dict.fromkeys(m for c in pools.values() for m in c))
     annotation = AnnotationOptions(cache=args.cache, quiet=True)
-    try:
-        dirs = {y: pair_dirs(args.data, y) for y in YEARS}
-        if args.wmt17_judged:
-            dirs["wmt17"] = judged_subset(dirs["wmt17"], args.wmt17_judged)
-        years = {y: load_tables(d, union, args.tables, annotation) for y, d in dirs.items()}
-    except InputError as e:
-        print(e, file=sys.stderr)
-        return 2
+    dirs = {y: pair_dirs(args.data, y) for y in YEARS}
+    if args.wmt17_judged:
+        dirs["wmt17"] = judged_subset(dirs["wmt17"], args.wmt17_judged)
+    years = {y: load_tables(d, union, args.tables, annotation) for y, d in dirs.items()}
     if args.score_only:
         return 0
     results = {}
@@ -287,9 +289,9 @@ def write_results(results: Mapping[str, Mapping[str, Any]], path: Path | None) -
     for lines in sections.values():
         print("\n".join(lines))
     if path:
-        from results_doc import write_sections
+        from tools.results_doc import write_sections
 
-        write_sections(path, "scripts/cross_year.py", sections)
+        write_sections(path, "tools/cross_year.py", sections)
     return 0
 
 if __name__ == "__main__":

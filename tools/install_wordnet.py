@@ -3,7 +3,7 @@
 The work is done by ``mtstrata models --install`` (:mod:`mtstrata.commands._install`): it copies
 ``/usr/share/wordnet/*`` (or ``$WORDNET_SRC``) into ``<data dir>/corpora/wordnet/`` and writes
 ``lexnames``. This script runs only that step (after apt installed the packages):
-``.venv/bin/python scripts/install_wordnet.py``. Exit code 2 when the Debian files are missing.
+``.venv/bin/python -m tools.install_wordnet``. Exit code 2 when the Debian files are missing.
 """
 
 from __future__ import annotations

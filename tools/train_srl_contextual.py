@@ -4,10 +4,10 @@ Data, read in place (never copied into the repository):
 
 * the shared EWT development section, ``propbank_ewt/dev.jsonl`` (``--data``, else
   ``$MTSTRATA_DATA``, else ``../shared/data``), split by document with the fixed rule of
-  ``scripts/srl_propbank.py`` (checked against the recorded held-out list): its training part
+  ``tools/srl_propbank.py`` (checked against the recorded held-out list): its training part
   trains, its held-out part is only measured;
 * more gold (``--extra FILE...``; default the EWT training section that
-  ``scripts/srl_ewt_gold.py`` builds from the public PropBank and UD snapshots,
+  ``tools/srl_ewt_gold.py`` builds from the public PropBank and UD snapshots,
   ``~/.cache/mtstrata/gold/propbank_ewt_train.jsonl``). A sentence of a document of the shared
   file is refused (the held-out part must stay unseen).
 
@@ -15,7 +15,7 @@ Every sentence is parsed from its gold tokens with the pinned spaCy model (the p
 classifier's features and the tagger's PTB tags are the parse's, as when labelling), and the
 pinned encoder gives its word states through the labeller's own code
 (:func:`mtstrata.layers.srl.contextual.word_states`). The predicate classifier is
-``scripts/train_srl.py``'s (same features, C, minimum counts) on all the training sentences;
+``tools/train_srl.py``'s (same features, C, minimum counts) on all the training sentences;
 the tagger is trained with Adam (learning rate 1e-3, batches of 32 predicates of similar
 length, seed 0, :data:`EPOCHS` passes) on their verbal predicates (gold tag ``VB*``: what
 CoNLL-2005 scores), labels from the gold argument spans (``V``/``C-V`` left out, a role seen
@@ -26,14 +26,14 @@ the shared file's training documents, by sha256) and prints, after each pass, th
 figures on that slice through the labeller's own path (predicted predicates): the number of
 passes was chosen there. Without ``--tune`` it trains on everything but the held-out part,
 writes ``mtstrata/data/srl_contextual.npz``, prints its sha256 (to pin in ``models.lock``) and
-the held-out figures (CoNLL-2005 style, ``scripts/srl_eval.py``).
+the held-out figures (CoNLL-2005 style, ``tools/srl_eval.py``).
 
 Reproducible bytes on one machine: one thread for torch and BLAS, torch's deterministic
 algorithms, a fixed seed, and the CPU kernels fixed at the AVX2 level (ATen's dispatch, oneDNN
 and MKL; OpenBLAS's Haswell kernels as in ``train_srl.py``), set before numpy and torch load.
 Not checked: other processors or library versions, which may sum in another order.
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/train_srl_contextual.py [--data DIR] [--extra FILE...]
+Run: ``.venv/bin/python -m tools.train_srl_contextual [--data DIR] [--extra FILE...]
 [--tune] [--epochs N] [--out PATH]`` (needs the emb extra and scikit-learn). About 20 minutes on
 one core of a 2-core machine.
 """
@@ -51,7 +51,6 @@ if platform.machine() in ("x86_64", "AMD64"):
                        "MKL_CBWR": "AVX2"})
     os.environ.pop("NPY_DISABLE_CPU_FEATURES", None)
 
-import argparse  # noqa: E402
 import hashlib  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -59,15 +58,13 @@ from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-import srl_eval  # noqa: E402  (scripts/, beside this one)
-import srl_propbank as pb  # noqa: E402
-import train_srl  # noqa: E402
 
 from mtstrata import lock  # noqa: E402
-from mtstrata.errors import InputError  # noqa: E402
 from mtstrata.layers.srl import contextual as C  # noqa: E402
 from mtstrata.layers.srl import tree as T  # noqa: E402
 from mtstrata.layers.srl.linear import save  # noqa: E402
+from tools import _cli, srl_eval, train_srl  # noqa: E402
+from tools import srl_propbank as pb  # noqa: E402
 
 DEFAULT_EXTRA = train_srl.DEFAULT_EXTRA
 EPOCHS = 7  # chosen with --tune among 1..8 (module docstring)
@@ -182,20 +179,20 @@ def read_all(a) -> tuple[list, list, list]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = _cli.parser("train_srl_contextual", __doc__)
     ap.add_argument("--data", default=None, metavar="PATH")
     ap.add_argument("--extra", nargs="*", default=[str(DEFAULT_EXTRA)], metavar="FILE")
-    ap.add_argument("--out", type=Path, default=C.MODEL_FILE)
+    ap.add_argument("--out", type=_cli.output_file, default=C.MODEL_FILE)
     ap.add_argument("--tune", action="store_true")
-    ap.add_argument("--epochs", type=int, default=EPOCHS)
-    ap.add_argument("--snapshots", type=Path, default=None, metavar="DIR",
+    ap.add_argument("--epochs", type=_cli.positive, default=EPOCHS)
+    ap.add_argument("--snapshots", type=_cli.directory, default=None, metavar="DIR",
                     help="also write the model after each pass (DIR/pass-N.npz: the bytes "
                     "--epochs N writes)")
     ap.add_argument("--no-heldout", action="store_true",
                     help="write the model (and snapshots) without measuring it held out")
-    ap.add_argument("--evaluate", type=Path, default=None, metavar="MODEL",
+    ap.add_argument("--evaluate", type=_cli.existing_file, default=None, metavar="MODEL",
                     help="only measure MODEL on the held-out part")
-    ap.add_argument("--limit", type=int, default=None, metavar="N",
+    ap.add_argument("--limit", type=_cli.positive, default=None, metavar="N",
                     help="the first N training and N/5 evaluation sentences (a smoke test)")
     a = ap.parse_args()
     import torch
@@ -271,8 +268,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except InputError as e:
-        print(f"train_srl_contextual: {e}", file=sys.stderr)
-        sys.exit(2)
+    raise SystemExit(_cli.run(main, "train_srl_contextual", "--data names the data directory "
+                              "holding propbank_ewt/dev.jsonl; --out the model file to write."))

@@ -7,34 +7,32 @@ runs every generator in order, from the cached score tables.
 
 A section looks like::
 
-    <!-- generated:text-families (scripts/make_results.py; edit the generator, not this block) -->
+    <!-- generated:text-families (tools/make_results.py; edit the generator, not this block) -->
     ...
     <!-- /generated:text-families -->
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from mtstrata.errors import MtstrataError
 from mtstrata.output import atomic_write
 
 #: section name -> the one script that writes it (in the order ``make results`` runs them)
 SECTIONS: dict[str, str] = {
-    "round2-linguistic": "scripts/results_linguistic.py",
-    "embedding": "scripts/emb_results.py",
-    "wmt19": "scripts/results_wmt19.py",
-    "cross-year-sets": "scripts/cross_year.py",
-    "cross-year": "scripts/cross_year.py",
-    "data": "scripts/make_results.py",
-    "round1-coverage": "scripts/make_results.py",
-    "text-families": "scripts/make_results.py",
-    "linguistic-subset": "scripts/make_results.py",
-    "wmt19-text": "scripts/make_results.py",
-    "ulc-heldout": "scripts/make_results.py",
-    "audit": "scripts/make_results.py",
+    "round2-linguistic": "tools/results_linguistic.py",
+    "embedding": "tools/emb_results.py",
+    "wmt19": "tools/results_wmt19.py",
+    "cross-year-sets": "tools/cross_year.py",
+    "cross-year": "tools/cross_year.py",
+    "data": "tools/make_results.py",
+    "round1-coverage": "tools/make_results.py",
+    "text-families": "tools/make_results.py",
+    "linguistic-subset": "tools/make_results.py",
+    "wmt19-text": "tools/make_results.py",
+    "ulc-heldout": "tools/make_results.py",
+    "audit": "tools/make_results.py",
 }
 
 
@@ -85,25 +83,12 @@ def check_data(data: str, *datasets: str) -> None:
 
 
 def run_script(main: Callable[[], object], script: str) -> int:
-    """Run a generator's ``main``: bad input (a missing ``--data`` folder or table directory,
-    a foreign or damaged file) is one paragraph on standard error and exit code 2, never a
-    traceback; a ``SystemExit`` message (a RESULTS.md without the section's markers) is
-    printed the same way."""
-    try:
-        code = main()
-    except SystemExit as e:
-        if isinstance(e.code, str):
-            print(e.code, file=sys.stderr)
-            return 2
-        return int(e.code or 0)
-    except MtstrataError as e:
-        print(f"{script}: error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        where = f" ({e.filename})" if e.filename else ""
-        print(f"{script}: error: {e.strerror or e}{where}. --data names the folder holding "
-              "wmt17_toen_da/ and wmt19_da_sys/; the table options name directories of score "
-              "tables (`mtstrata meta --tables DIR` writes them).", file=sys.stderr)
-        return 2
-    return int(code or 0) if isinstance(code, int) else 0
+    """Run a generator's ``main`` through :func:`tools._cli.run`: bad input (a missing
+    ``--data`` folder or table directory, a foreign or damaged file, a RESULTS.md without the
+    section's markers) is one paragraph on standard error and exit code 2, never a
+    traceback."""
+    from tools import _cli
 
+    return _cli.run(main, script, "--data names the folder holding wmt17_toen_da/ and "
+                    "wmt19_da_sys/; the table options name directories of score tables "
+                    "(`mtstrata meta --tables DIR` writes them).")

@@ -16,7 +16,7 @@ What is computed (say so wherever the figures are quoted):
   sample), and the selection runs on that; a figure that could still be read from the full
   tables is, and the others are marked ``†``.
 
-Usage: python scripts/emb_results.py [--data DIR] [--sample 300] [--full-tables DIR ...]
+Usage: python -m tools.emb_results [--data DIR] [--sample 300] [--full-tables DIR ...]
        [--out build/emb_results.md] [--results RESULTS.md]
 """
 
@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from results_doc import write_sections
 
 from mtstrata._version import __version__
 from mtstrata.combine.learned import fit_learned, format_weights
@@ -40,11 +39,12 @@ from mtstrata.meta.data import DevCorpus, read_dev_corpus
 from mtstrata.meta.stats import pearson
 from mtstrata.meta.table import ScoreTable
 from mtstrata.meta.table_cache import LEXICAL_CANDIDATES, build_table, load_table, table_path
+from tools.results_doc import write_sections
 
 SEED = 12345
 N_BOOT = 1000
 PAIRS = ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"]
-DEV = ["cs-en", "de-en", "fi-en", "lv-en"]  # as scripts/make_results.py
+DEV = ["cs-en", "de-en", "fi-en", "lv-en"]  # as tools/make_results.py
 TEST = ["ru-en", "tr-en", "zh-en"]
 EMB = ["EMB-F", "EMB-P", "EMB-R", "EMB-F:idf=yes", "EMB-cos"]
 TEXT = [*LEXICAL_CANDIDATES, "wrr", "ROUGE-L", "ROUGE-W", "GTM-1", "tBLEU"]
@@ -181,7 +181,7 @@ def main() -> None:
                  f"{args.sample} segments per pair (a metric or set with a member not computed "
                  "on all segments; the selection in section 3 runs on the sample).")
     print(f"tables {time.time() - t0:.0f} s", flush=True)
-    lines = ["# Embedding metrics on WMT17 into-English DA (scripts/emb_results.py)", "",
+    lines = ["# Embedding metrics on WMT17 into-English DA (tools/emb_results.py)", "",
              "Segment level: Pearson on the 560 judged rows of each pair. " + scope +
              f" 95% percentile bootstrap intervals, {N_BOOT} resamples, seed {SEED}.", ""]
     data: dict[str, object] = {}
@@ -291,11 +291,11 @@ def main() -> None:
         cmb.save(Path(args.out).parent / f"set_{slug}.json")  # type: ignore[attr-defined]
     if args.results:  # the tables into RESULTS.md, between the markers (the rest untouched)
         body = [ln.replace("## ", "### ", 1) if ln.startswith("#") else ln for ln in lines[2:]]
-        write_sections(Path(args.results), "scripts/emb_results.py", {"embedding": body})
+        write_sections(Path(args.results), "tools/emb_results.py", {"embedding": body})
     print("\n".join(lines))
 
 
 if __name__ == "__main__":
-    from results_doc import run_script
+    from tools.results_doc import run_script
 
-    raise SystemExit(run_script(main, "scripts/emb_results.py"))
+    raise SystemExit(run_script(main, "tools/emb_results.py"))

@@ -1,4 +1,4 @@
-"""The ``cross-year`` section of RESULTS.md from ``scripts/cross_year.py``'s figures, and
+"""The ``cross-year`` section of RESULTS.md from ``tools/cross_year.py``'s figures, and
 the choice of the procedure to bundle (by held-out figures only)."""
 
 from __future__ import annotations
@@ -95,12 +95,12 @@ def sets_section(results: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The ``cross-year-sets`` section: for each candidate pool, the procedure its bundled set
     is rebuilt with (:func:`choose`) and that procedure's held-out figures beside chrF's."""
     lines = ["", "### The bundled sets, rebuilt across years (issue 29)", "",
-             "Each bundled set is the procedure of `scripts/cross_year.py` with the best held-out "
+             "Each bundled set is the procedure of `tools/cross_year.py` with the best held-out "
              "figures over its own candidate pool (`cross_year_report.choose`: mean system "
              "Pearson of the two directions, among the procedures usable as a set whose "
              "held-out-pair segment item-wise Kendall, flat Kendall and Pearson are not below "
-             "chrF's), fitted again on both years (issue 29's `scripts/make_sets.py`). Since "
-             "2026-11-28 `scripts/make_sets.py` builds the sets with `search --nested` instead, "
+             "chrF's), fitted again on both years (issue 29's `tools/make_sets.py`). Since "
+             "2026-11-28 `tools/make_sets.py` builds the sets with `search --nested` instead, "
              "and `ULC-lex` was so rebuilt (RESULTS.md, *The bundled sets*): its row here is the "
              "earlier set, not the file now bundled. Each figure is "
              "measured on data its procedure was not fitted on (system level: the other year; "
@@ -202,7 +202,7 @@ def section(result: Mapping[str, object]) -> list[str]:
     base = ay["chrF"]
     lines = [
         "", "### Across years: fitted on one year, measured on the other (issue 29)", "",
-        "`scripts/cross_year.py` (score tables cached per pair). Into-English DA only: WMT17 "
+        "`tools/cross_year.py` (score tables cached per pair). Into-English DA only: WMT17 "
         "(7 pairs, lowercased and tokenised text; system and segment judgments) and WMT19 (7 "
         "pairs, cased and detokenised; system judgments only); no judgment of WMT21 or later "
         f"was read. Candidates: {len(result['candidates'])} "  # type: ignore[arg-type]
@@ -246,7 +246,7 @@ def section(result: Mapping[str, object]) -> list[str]:
             f"{_f(s.get('seg_kendall_flat'))} / {_f(s.get('seg_pearson'))} |")
     try:
         bundled = choose(result, bundlable)
-        lines += ["", f"Bundled as `ULC-years` (issue 29's `scripts/make_sets.py`, chosen "
+        lines += ["", f"Bundled as `ULC-years` (issue 29's `tools/make_sets.py`, chosen "
                   f"by these figures: `cross_year_report.choose`): **{bundled}**, "
                   "fitted again on both years" + (
                       ", its system-level penalty chosen by the held-out year (table below; "

@@ -23,17 +23,19 @@ kept apart for the final measurement of the labellers).
 The output is research data: write it outside the repository (the default is
 ``~/.cache/mtstrata/gold/propbank_ewt_train.jsonl``) and never commit it.
 
-Run: ``PYTHONPATH=. .venv/bin/python scripts/srl_ewt_gold.py --propbank-release DIR --ud-ewt DIR
+Run: ``.venv/bin/python -m tools.srl_ewt_gold --propbank-release DIR --ud-ewt DIR
 [--section train] [--out FILE] [--check]`` (``DIR``: checkouts of the two repositories).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+from mtstrata.errors import InputError
+from tools import _cli
 
 DEFAULT_OUT = Path.home() / ".cache" / "mtstrata" / "gold" / "propbank_ewt_train.jsonl"
 
@@ -108,7 +110,7 @@ def frames_of(rows: list[list[str]], where: str) -> tuple[list[str], list[dict]]
 def build(pb: Path, ud: Path, section: str) -> tuple[list[dict], dict[str, int]]:
     """The gold sentences of ``section`` (``train`` or ``dev``) and counts of what was kept."""
     if section not in ("train", "dev"):
-        raise SystemExit(f"error: --section {section!r}: only train and dev are built")
+        raise SystemExit(f"--section {section!r}: only train and dev are built")
     lists = doc_lists(ud)
     docs = sorted(lists[section] - lists["test"])
     counts = {"documents": 0, "skeleton sentences": 0, "kept": 0, "predicates": 0}
@@ -150,23 +152,23 @@ def check(built: list[dict], shared: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = _cli.parser("srl_ewt_gold", __doc__)
     ap.add_argument("--propbank-release", type=Path, required=True)
     ap.add_argument("--ud-ewt", type=Path, required=True)
     ap.add_argument("--section", default="train", choices=("train", "dev"))
-    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--out", type=_cli.output_file, default=None)
     ap.add_argument("--check", type=Path, default=None, metavar="DEV_JSONL",
                     help="build the dev section and compare it with this shared file")
     a = ap.parse_args(argv)
+    out = a.out or DEFAULT_OUT
+    if not a.check and Path(__file__).resolve().parents[1] in out.resolve().parents:
+        raise SystemExit(f"--out {out} is inside the repository; gold data is never "
+                         "committed: write it elsewhere")
     section = "dev" if a.check else a.section
     built, counts = build(a.propbank_release, a.ud_ewt, section)
     print(f"{section}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     if a.check:
         return 1 if check(built, a.check) else 0
-    out = a.out or DEFAULT_OUT
-    if Path(__file__).resolve().parents[1] in out.resolve().parents:
-        raise SystemExit(f"error: --out {out} is inside the repository; gold data is never "
-                         "committed: write it elsewhere")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text("".join(json.dumps(d) + "\n" for d in built), encoding="utf-8")
@@ -175,11 +177,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+SNAPSHOTS = ("Give --propbank-release and --ud-ewt as checkouts of propbank/propbank-release "
+             "and UniversalDependencies/UD_English-EWT.")
+
+
+def command() -> int:
+    """:func:`main` as the command: bad input is one paragraph and exit 2 (tools._cli.run)."""
+    def checked() -> int:
+        try:
+            return main()
+        except (ValueError, IndexError) as e:  # a snapshot that is not one
+            raise InputError(f"{e}. {SNAPSHOTS}") from None
+
+    return _cli.run(checked, "srl_ewt_gold", SNAPSHOTS)
+
+
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (OSError, ValueError, IndexError) as e:  # a snapshot that is missing or not one
-        print(f"srl_ewt_gold: {e}. Give --propbank-release and --ud-ewt as checkouts of "
-              "propbank/propbank-release and UniversalDependencies/UD_English-EWT.",
-              file=sys.stderr)
-        sys.exit(2)
+    sys.exit(command())

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python scripts/update_golden.py [NAME ...] [--prune]
+    python -m tools.update_golden [NAME ...] [--prune]
 
 NAME is a metric spec as the snapshot keys it (``bleu``, ``SP-Op(*)``, ``DP-HWCM_c-4``), and
 stands for its snapshotted parameter variants too (``bleu`` -> ``bleu:smooth=floor``...); with
@@ -21,15 +21,23 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from tests import golden  # noqa: E402
+from mtstrata.errors import InputError
+from tests import golden  # the snapshot's inputs and rules, shared with its test
+from tools import _cli
 
 
 def load(path: Path) -> dict[str, dict]:  # type: ignore[type-arg]
-    if not path.is_file():
+    """The snapshot's entries ({} when there is no snapshot yet)."""
+    if not path.exists():
         return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(f"not a golden snapshot ({e}); restore it from git (`git checkout "
+                         f"{path}`) or remove it to write every entry afresh.", str(path)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("metrics", {}), dict):
+        raise InputError("not a golden snapshot (a JSON object with \"metrics\"); restore it "
+                         f"from git (`git checkout {path}`).", str(path))
     return dict(data.get("metrics", {}))
 
 
@@ -37,7 +45,7 @@ def dump(path: Path, entries: dict[str, dict]) -> None:  # type: ignore[type-arg
     from mtstrata.output import atomic_write
 
     doc = {"about": "Golden numbers of every registered metric on tests/golden.py's inputs "
-                    "(12 significant digits); written by scripts/update_golden.py, checked by "
+                    "(12 significant digits); written by tools/update_golden.py, checked by "
                     "tests/test_golden_snapshot.py.",
            "metrics": {k: entries[k] for k in sorted(entries)}}
     atomic_write(path, _text(doc))
@@ -108,13 +116,14 @@ def update(path: Path, names: list[str], prune: bool = False) -> int:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = _cli.parser("update_golden", __doc__)
     p.add_argument("names", nargs="*", help="metric specs (default: every snapshotted metric)")
     p.add_argument("--prune", action="store_true", help="drop entries of unregistered metrics")
-    p.add_argument("--snapshot", type=Path, default=golden.SNAPSHOT, help=argparse.SUPPRESS)
+    p.add_argument("--snapshot", type=_cli.output_file, default=golden.SNAPSHOT,
+                   help=argparse.SUPPRESS)
     args = p.parse_args()
     return update(args.snapshot, args.names, args.prune)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_cli.run(main, "update_golden"))

@@ -20,7 +20,7 @@ above 0.
 
 A set not kept leaves its file as it is, and says so. Usage::
 
-    python scripts/make_sets.py --wmt17-judged SCRATCH [--only ULC-lex] [--tables DIR] \
+    python -m tools.make_sets --wmt17-judged SCRATCH [--only ULC-lex] [--tables DIR] \
         [--cache ANN.sqlite] [--runs DIR]
 
 (``SCRATCH``: a folder outside the repository for the judged-segment copies of WMT17;
@@ -38,14 +38,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cross_year import POOLS, SET_OF_POOL
-from cross_year_data import judged_subset, pair_dirs
-
 from mtstrata._version import __version__
 from mtstrata.errors import InputError
 from mtstrata.metrics.ulc import BUNDLED, SETS_DIR
 from mtstrata.output import atomic_write
+from tools import _cli
+from tools.cross_year import POOLS, SET_OF_POOL
+from tools.cross_year_data import judged_subset, pair_dirs
 
+#: the builder a set's provenance names (``"script"``); the sets built before the tools moved
+#: out of ``scripts/`` name that path, a historical record kept as written
+SCRIPT = "tools/make_sets.py"
+BUILT_BY = (SCRIPT, "scripts/make_sets.py")
 #: what each set's provenance says of its members' layers
 NOTES = {
     "ULC-lex": "text metrics only: usable for any target language",
@@ -158,7 +162,7 @@ def build_set(name: str, args: argparse.Namespace) -> Path | None:
     doc["provenance"] = {
         "mtstrata": __version__, "name": name,
         "built": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-        "script": "scripts/make_sets.py", "procedure": "search --nested (mtstrata.combine."
+        "script": SCRIPT, "procedure": "search --nested (mtstrata.combine."
         "nested): the selection procedure run on all 14 pairs",
         "data": "WMT17 into-English DA (newstest2017, 7 pairs, system and segment judgments; "
                 "lowercased, tokenised; system scores over the judged segments only) and WMT19 "
@@ -180,25 +184,31 @@ def build_set(name: str, args: argparse.Namespace) -> Path | None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    """The command: bad input is one paragraph and exit code 2 (:func:`tools._cli.run`)."""
+    return _cli.run(_main, "make_sets", "--data names the folder holding "
+                    "wmt17_toen_da/ and wmt19_da_sys/; --wmt17-judged and --runs name "
+                    "directories outside the repository (created when missing).")
+
+
+def _main() -> int:
+    p = _cli.parser("make_sets", __doc__)
     p.add_argument("--data", type=Path, default=Path("../shared/data"),
                    help="the folder holding wmt17_toen_da and wmt19_da_sys")
     p.add_argument("--only", choices=list(NOTES), help="build one set only")
     p.add_argument("--cache", help="annotation cache file (default: mtstrata's)")
-    p.add_argument("--tables", default=str(Path.home() / ".cache/mtstrata/tables"),
+    p.add_argument("--tables", type=_cli.directory,
+                   default=Path.home() / ".cache/mtstrata/tables",
                    help="score-table cache directory")
-    p.add_argument("--wmt17-judged", type=Path, metavar="SCRATCH", required=True,
+    p.add_argument("--wmt17-judged", type=_cli.directory, metavar="SCRATCH", required=True,
                    help="WMT17 on its judged segments only (copies under SCRATCH, outside the "
                    "repository)")
-    p.add_argument("--runs", type=Path, required=True, metavar="DIR",
+    p.add_argument("--runs", type=_cli.directory, required=True, metavar="DIR",
                    help="where each run's set and figures are kept (outside the repository)")
     args = p.parse_args()
-    try:
-        for name in [args.only] if args.only else list(NOTES):
-            build_set(name, args)
-    except InputError as e:
-        print(e, file=sys.stderr)
-        return 2
+    _cli.outside_repository(args.wmt17_judged, "--wmt17-judged")
+    _cli.outside_repository(args.runs, "--runs")
+    for name in [args.only] if args.only else list(NOTES):
+        build_set(name, args)
     return 0
 
 

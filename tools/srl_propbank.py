@@ -1,10 +1,10 @@
 """Gold PropBank roles over English Web Treebank sentences: reading, the fixed split, parsing.
 
 The data (``propbank_ewt/dev.jsonl``, described in its SOURCE.md) lives outside the project and
-is read in place from where the caller says (the scripts' ``--data``: a data directory holding
+is read in place from where the caller says (the tools' ``--data``: a data directory holding
 ``propbank_ewt/``, or the ``.jsonl`` file itself), else from ``$MTSTRATA_DATA`` (the same), else
 ``../shared/data`` next to the checkout, else ``/work/shared/data``. It is never copied into
-the repository. This module is a tool of ``scripts/`` and ``benchmarks/``, not part of the
+the repository. This module serves the other tools and ``benchmarks/``; it is not part of the
 installed package (which never reads data or tests at run time).
 
 Labels are converted to the project's role names (``ARG0`` -> ``A0``, ``ARGA`` -> ``AA``,

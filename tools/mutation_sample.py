@@ -2,11 +2,11 @@
 
 Usage (run long jobs under ``nice -n 10``; the trace takes ~23 min on 2 shared cores)::
 
-    python scripts/mutation_sample.py trace --map MAP.json        # once per commit
-    python scripts/mutation_sample.py run --map MAP.json --n 200 --seed 26 \
+    python -m tools.mutation_sample trace --map MAP.json        # once per commit
+    python -m tools.mutation_sample run --map MAP.json --n 200 --seed 26 \
         [--skip K --limit L] [--add tests/test_new.py ...] --out part1.tsv
-    python scripts/mutation_sample.py run ... --pick 3,8 --add tests/test_new.py --out part2.tsv
-    python scripts/mutation_sample.py score part1.tsv part2.tsv   # a re-run mutant: last wins
+    python -m tools.mutation_sample run ... --pick 3,8 --add tests/test_new.py --out part2.tsv
+    python -m tools.mutation_sample score part1.tsv part2.tsv   # a re-run mutant: last wins
 
 A run may be split in parts (``--skip``/``--limit``: any prefix of the draw is itself a random
 sample); ``--add`` brings test files written after the trace into the snapshot and runs them for
@@ -65,6 +65,10 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from mtstrata.errors import InputError
+from tools import _cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("metrics", "combine", "layers")
@@ -285,7 +289,7 @@ def trace(map_path: Path, extra: list[str], merge: bool = False) -> int:
     data = {"results": results, "hits": {t: sorted(s) for t, s in hits.items()},
             "commit": _git("rev-parse", "HEAD").strip(), "dirty": _dirty()}
     if merge and map_path.exists():  # tests added since the whole-suite trace
-        old = json.loads(map_path.read_text(encoding="utf-8"))
+        old = read_map(map_path)
         if old.get("commit") != data["commit"] or old.get("dirty") != data["dirty"]:
             print(f"refused: {map_path} was traced on {old.get('commit')}, the package code "
                   "differs now; trace the whole suite again", file=sys.stderr)
@@ -322,11 +326,28 @@ def snapshot(commit: str, dest: Path, add: list[str]) -> None:
 
 # --- selecting the tests of a mutant ---------------------------------------------------------
 
+def read_map(path: Path) -> dict[str, Any]:
+    """A map written by ``trace`` (its tests' results, the functions each entered, the commit).
+
+    Raises:
+        InputError: the file is missing, not JSON or not a map.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read the mutation map ({e}); write one with `python -m "
+                         "tools.mutation_sample trace --map FILE` first.", str(path)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise InputError("not a mutation map written by `python -m tools.mutation_sample "
+                         "trace` (no \"results\"); trace again.", str(path))
+    return data
+
+
 class Selector:
     """Tests that enter the function holding a line (or any function of a module)."""
 
     def __init__(self, map_path: Path, tree: Path):
-        data = json.loads(map_path.read_text(encoding="utf-8"))
+        data = read_map(map_path)
         self.tree = tree
         self.commit = data.get("commit", "")
         if data.get("dirty"):
@@ -418,7 +439,7 @@ def interval(k: int, n: int) -> tuple[float, float]:
 def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "tree"
-        commit = json.loads(args.map.read_text(encoding="utf-8")).get("commit") or "HEAD"
+        commit = read_map(args.map).get("commit") or "HEAD"
         snapshot(commit, work, args.add)
         return _run(args, work, commit)
 
@@ -477,7 +498,7 @@ def report(states: list[str], mutants: list[Mutant]) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _cli.parser("mutation_sample", __doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("trace", help="run the suite once under the call tracer")
     t.add_argument("--map", type=Path, default=Path("mutation-map.json"))
@@ -485,12 +506,12 @@ def main() -> int:
                    help="add the traced tests to an existing map (e.g. new test files)")
     t.add_argument("pytest_args", nargs="*", help="what to run (default: tests mtstrata)")
     r = sub.add_parser("run", help="draw mutants and run the tests that reach each")
-    r.add_argument("--n", type=int, default=200)
+    r.add_argument("--n", type=_cli.positive, default=200)
     r.add_argument("--seed", type=int, default=26)
     r.add_argument("--timeout", type=int, default=120)
     r.add_argument("--budget", type=int, default=300,
                    help="stop a mutant's tests after this many seconds (scored as survived)")
-    r.add_argument("--map", type=Path, default=Path("mutation-map.json"))
+    r.add_argument("--map", type=_cli.existing_file, default=Path("mutation-map.json"))
     r.add_argument("--out", type=Path)
     r.add_argument("--only", help="run only the drawn mutants under this path prefix")
     r.add_argument("--pick", help="only these 1-based positions of the draw, e.g. 3,4,8")
@@ -500,7 +521,7 @@ def main() -> int:
     r.add_argument("--limit", type=int, default=0,
                    help="run at most LIMIT of the drawn (a run in parts; see score)")
     s = sub.add_parser("score", help="score a --out TSV of run (several runs appended)")
-    s.add_argument("tsv", type=Path, nargs="+")
+    s.add_argument("tsv", type=_cli.existing_file, nargs="+")
     args = ap.parse_args()
     if args.cmd == "trace":
         return trace(args.map, args.pytest_args, args.merge)
@@ -514,10 +535,14 @@ def score_tsv(tsvs: list[Path]) -> int:
     state."""
     last: dict[str, str] = {}
     for tsv in tsvs:
-        for line in tsv.read_text(encoding="utf-8").splitlines():
-            state, _, _, label = line.split("\t", 3)
-            last.pop(label, None)
-            last[label] = line
+        for n, line in enumerate(tsv.read_text(encoding="utf-8").splitlines(), 1):
+            fields = line.split("\t", 3)
+            if len(fields) != 4 or not re.fullmatch(r"[^:]+:\d+:.*", fields[3]):
+                raise InputError("not a line of `python -m tools.mutation_sample run --out` "
+                                 "(state, tests, seconds and PATH:LINE: before -> after, tab-"
+                                 "separated); pass the TSV files run wrote.", str(tsv), n)
+            last.pop(fields[3], None)
+            last[fields[3]] = line
     states, mutants = [], []
     for line in last.values():
         state, _, _, label = line.split("\t", 3)
@@ -536,4 +561,4 @@ def score_tsv(tsvs: list[Path]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_cli.run(main, "mutation_sample"))
