@@ -137,9 +137,11 @@ def _key(sig: str, ignore: Iterable[str] = ()) -> tuple[str, dict[str, str]]:
     entry per producer (``ann labeller``: the role labeller's signature)."""
     value = _sig.Signature.parse(sig)
     run = value.run
+    ignore = set(ignore) | ({"lang"} if "ann" in set(ignore) else set())
     facts = {k: v for k, v in run.items() if k not in IGNORED and k not in ignore}
     facts[_sig.DEF_KEY] = _sig.definition_of(run)
-    if "lang" not in ignore and ("ann" in run or "lang" in run):  # (before languages: English)
+    if not {"lang", "ann"} & set(ignore) and ("ann" in run or "lang" in run):  # (before
+        # languages were part of a run: English)
         from mtstrata.languages import LEGACY
 
         facts["lang"] = run.get("lang", LEGACY)
