@@ -11,6 +11,8 @@ import pytest
 
 import mtstrata.layers as layers_pkg
 from mtstrata import metrics, scoring
+from mtstrata.errors import ConfigError
+from mtstrata.layers import options as options_module
 from mtstrata.cli import main
 from mtstrata.layers import AnnotationOptions, with_plan
 from mtstrata.segment import Layer
@@ -23,13 +25,13 @@ LINGUISTIC = ["NE-Oe(*)", "SR-Or(*)"]
 def plans(monkeypatch):
     """Every plan resolved (the layers asked), counted where plan_run resolves one."""
     made: list[frozenset[Layer]] = []
-    real = layers_pkg.plan
+    real = options_module.plan
 
     def counting(layers, *a, **k):
         made.append(frozenset(layers))
         return real(layers, *a, **k)
 
-    monkeypatch.setattr(layers_pkg, "plan", counting)
+    monkeypatch.setattr(options_module, "plan", counting)
     return made
 
 
@@ -55,10 +57,15 @@ def test_the_run_plan_serves_what_it_covers_and_only_that(plans):
     assert len(plans) == 1 and options.plan is not None
     assert layers_pkg.plan_run({Layer.POS}, options) is options.plan
     assert len(plans) == 1
-    # a layer the run's plan does not produce is planned anew, never served by it
-    other = layers_pkg.plan_run({Layer.DEP}, options)
-    assert len(plans) == 2 and Layer.DEP in other.layers
-    # a scheme the run's plan was not checked for is checked anew
-    layers_pkg.plan_run({Layer.POS}, options, {Layer.POS: "ptb"})
-    assert len(plans) == 3
+    # a layer the run's plan does not produce is refused: never served by it, never planned
+    # again in silence
+    with pytest.raises(ConfigError, match="the run's plan does not produce the layer"):
+        layers_pkg.plan_run({Layer.SRL}, options)
+    assert len(plans) == 1
+    # a scheme is checked against what the plan's providers give: served when they give it,
+    # refused when they do not
+    assert layers_pkg.plan_run({Layer.POS}, options, {Layer.POS: "ptb"}) is options.plan
+    with pytest.raises(ConfigError, match="the run's plan does not produce"):
+        layers_pkg.plan_run({Layer.POS}, options, {Layer.POS: "ud"})
+    assert len(plans) == 1
     assert with_plan(AnnotationOptions(), set()).plan is None  # nothing to annotate

@@ -57,11 +57,13 @@ def plan_run(layers: Collection[Layer], options: AnnotationOptions | None = None
     have = options.plan
     if have is not None:
         if not have.covers(layers, schemes):
+            asked = ", ".join(sorted(str(x) for x in layers)) + "".join(
+                f", {k} in the {v} scheme" for k, v in sorted((schemes or {}).items(),
+                                                             key=lambda kv: kv[0].value))
             raise ConfigError(
-                "internal error: the run's plan does not produce the layer(s) "
-                + ", ".join(sorted(str(x) for x in set(layers) - have.layers))
-                + " that a part of the run asks for (its plan must be made for every metric "
-                "it computes or signs); report it.")
+                f"internal error: the run's plan does not produce what a part of the run asks "
+                f"for ({asked}): its plan must be made for every metric it computes or signs; "
+                "report it.")
         return have
     # --jobs is the number of worker processes (a local pool or a Dask cluster), each
     # running its own single-process copy of the providers
