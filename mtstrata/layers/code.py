@@ -66,6 +66,13 @@ CODE: dict[str, tuple[str, tuple[str, ...]]] = {
     "cs-spacy": ("1", (
         "mtstrata.layers.czech_backend:to_segment", "mtstrata.layers.czech_backend:NE_MAP",
         *_ROWS)),
+    # the multilingual sentence encoders: how a text is read and stored (embedding_multi)
+    "emb-multi": ("1", (
+        "mtstrata.layers.embedding_multi:encode_e5", "mtstrata.layers.embedding_multi:encode_use",
+        "mtstrata.layers.embedding_multi:embedding_of", "mtstrata.layers.embedding_multi:E5",
+        "mtstrata.layers.embedding_multi:USE",
+        "mtstrata.layers.embedding_multi:SentenceEmbedder",
+        "mtstrata.payloads:emb_payload", "mtstrata.payloads:emb_from_payload")),
     # the sentence-embedding model's pooling, batching and stored form (the digest has been
     # re-recorded at version 3 for code that moved or was rewritten without changing a
     # payload; tests/test_emb_reference.py checks the bits against sentence-transformers)
