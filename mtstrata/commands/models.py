@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"lock: {lock.lock_path()}")
     for c in checks:
         absent_extra = c.installed is None and c.extra
-        state = "ok" if c.ok else (f"MISSING (optional: extra {c.extra})" if absent_extra else
+        why = c.extra if c.kind == "model" else f"extra {c.extra}"
+        state = "ok" if c.ok else (f"MISSING (optional: {why})" if absent_extra else
                                    "MISSING" if c.installed is None else
                                    f"DIFFERS ({c.problem or f'installed {c.installed}'})")
         print(f"{c.kind:8} {c.name.ljust(width)}  {c.pinned:10}  {state}")

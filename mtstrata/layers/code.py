@@ -55,6 +55,24 @@ CODE: dict[str, tuple[str, tuple[str, ...]]] = {
     # frames -> the srl row (the labellers' own code is versioned by their ``version``)
     "srl": ("2", (
         "mtstrata.layers.provider:add_frames", *_ROWS)),
+    # GiNZA's Doc -> layers (Japanese; the entity map to the common set)
+    "ginza": ("1", (
+        "mtstrata.layers.ginza_backend:to_segment", "mtstrata.layers.ginza_backend:NE_MAP",
+        *_ROWS)),
+    # udchinese's UDPipe CoNLL-U -> layers (Chinese)
+    "udchinese": ("1", (
+        "mtstrata.layers.udchinese_backend:to_segment", *_ROWS)),
+    # cs_core_news_sm's Doc -> layers (Czech; the entity map to the common set)
+    "cs-spacy": ("1", (
+        "mtstrata.layers.czech_backend:to_segment", "mtstrata.layers.czech_backend:NE_MAP",
+        *_ROWS)),
+    # the multilingual sentence encoders: how a text is read and stored (embedding_multi)
+    "emb-multi": ("1", (
+        "mtstrata.layers.embedding_multi:encode_e5", "mtstrata.layers.embedding_multi:encode_use",
+        "mtstrata.layers.embedding_multi:embedding_of", "mtstrata.layers.embedding_multi:E5",
+        "mtstrata.layers.embedding_multi:USE",
+        "mtstrata.layers.embedding_multi:SentenceEmbedder",
+        "mtstrata.payloads:emb_payload", "mtstrata.payloads:emb_from_payload")),
     # the sentence-embedding model's pooling, batching and stored form (the digest has been
     # re-recorded at version 3 for code that moved or was rewritten without changing a
     # payload; tests/test_emb_reference.py checks the bits against sentence-transformers)

