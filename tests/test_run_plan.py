@@ -11,10 +11,10 @@ import pytest
 
 import mtstrata.layers as layers_pkg
 from mtstrata import metrics, scoring
-from mtstrata.errors import ConfigError
-from mtstrata.layers import options as options_module
 from mtstrata.cli import main
+from mtstrata.errors import ConfigError
 from mtstrata.layers import AnnotationOptions, with_plan
+from mtstrata.layers import options as options_module
 from mtstrata.segment import Layer
 from tests.test_combine_cli import _corpus
 
