@@ -51,3 +51,20 @@ def test_versions_reach_signatures():
     sig = SpacyAnnotator().signature(frozenset({Layer.CHUNKS}))
     assert sig.endswith(f".conv{providers.version('spacy')}"
                         f".chunks{providers.version('spacy-chunks')}")
+
+
+def test_every_units_digest_is_the_same_in_every_process():
+    """A unit's tables (entity maps, component lists) are digested in one order whatever the
+    process's string hashing: a set or a dict built from sets iterates in another order under
+    another PYTHONHASHSEED, and the lock would then see code that never changed as moved."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json; from mtstrata.layers import code; "
+            "print(json.dumps({u: code.digest(u) for u in sorted(code.CODE)}))")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+            for seed in ("1", "2")]
+    assert json.loads(runs[0]) == json.loads(runs[1])

@@ -27,6 +27,7 @@ import importlib
 import inspect
 import json
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -169,7 +170,20 @@ def _source(ref: str) -> str:
         obj = getattr(obj, part)
     if inspect.isfunction(obj) or inspect.isclass(obj):
         return textwrap.dedent(inspect.getsource(obj))  # type: ignore[arg-type]
-    return repr(obj)  # a table (e.g. the components each layer needs)
+    return _canonical(obj)  # a table (e.g. the components each layer needs)
+
+
+def _canonical(obj: object) -> str:
+    """A table's text, the same in every process: a mapping's items and a set's members in
+    sorted order (their own order follows string hashing, which differs between processes)."""
+    if isinstance(obj, Mapping):
+        return "{" + ", ".join(f"{_canonical(k)}: {_canonical(v)}"
+                               for k, v in sorted(obj.items(), key=lambda kv: repr(kv[0]))) + "}"
+    if isinstance(obj, (set, frozenset)):
+        return "{" + ", ".join(sorted(_canonical(x) for x in obj)) + "}"
+    if isinstance(obj, (list, tuple)):
+        return "(" + ", ".join(_canonical(x) for x in obj) + ")"
+    return repr(obj)
 
 
 def _strip_docstrings(tree: ast.AST) -> ast.AST:
