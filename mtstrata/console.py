@@ -13,8 +13,44 @@ neither the message nor the interpreter's final flush turns the run's outcome in
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
+
+
+class Advisory(UserWarning):
+    """A warning that does not change what a run computes (an input that looks tokenized, rows
+    a reader leaves out by its documented rule): shown once per run, silenced by ``--quiet``.
+    Other warnings (a damaged cache recomputed, a signature of another version) are shown
+    whatever ``--quiet`` says."""
+
+
+class _Run:
+    """The command-line run under way (:func:`run`): its ``--quiet`` and what it has said."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.quiet = False
+        self.said: set[str] = set()
+
+
+RUN = _Run()
+
+
+@contextlib.contextmanager
+def run(*, quiet: bool = False) -> Iterator[None]:
+    """One command-line run: each warning is said once, advisories not at all with ``quiet``."""
+    RUN.active += 1
+    outer = RUN.quiet
+    RUN.quiet = quiet
+    try:
+        yield
+    finally:
+        RUN.active -= 1
+        RUN.quiet = outer
+        if not RUN.active:
+            RUN.said.clear()
 
 
 def say(line: str) -> None:
@@ -41,8 +77,14 @@ def silence(stream: object) -> None:
         pass
 
 
-def warn(message: str) -> None:
-    """Print ``message`` as one warning line on the current standard error."""
+def warn(message: str, *, advisory: bool = False) -> None:
+    """Print ``message`` as one warning line on the current standard error: in a run
+    (:func:`run`) once, and an ``advisory`` one (:class:`Advisory`) not at all with
+    ``--quiet``."""
+    if RUN.active:
+        if (advisory and RUN.quiet) or message in RUN.said:
+            return
+        RUN.said.add(message)
     say(f"mtstrata: warning: {message}")
 
 
