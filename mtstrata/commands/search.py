@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
 
         ls = fit_learned(tables, specs, provenance={
             "mtstrata": __version__, "dev": dev, "names": names,
-            "signatures": set_signatures(tables[0], specs)})
+            **member_record(tables, specs)})
         ls.save(args.out)
         sys.stdout.write(format_weights(ls) + "\n" + _signatures(specs, names, tables)
                          + f"written {args.out}\n")
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         "folds": args.folds,
         "dev": dev,
         "names": {m: names[m] for m in ms.metrics},
-        "signatures": set_signatures(tables[0], ms.metrics),
+        **member_record(tables, ms.metrics),
     })
     ms.save(args.out)
     sys.stdout.write(format_trace(ms, names) + "\n")
@@ -198,7 +198,7 @@ def run_nested(args: argparse.Namespace) -> int:
     fitted = dataclasses.replace(fitted, provenance={
         "mtstrata": __version__, "procedure": "search --nested", "dev": dev,
         "names": {m: names.get(m, m) for m in members},
-        "signatures": set_signatures(tables[0], members), "nested": res})
+        **member_record(tables, members), "nested": res})
     fitted.save(args.out)
     if args.format == "json":
         sys.stdout.write(json.dumps(res, indent=1, allow_nan=False, default=_json) + "\n")
@@ -237,6 +237,15 @@ def set_signatures(table: object, specs: Sequence[str]) -> dict[str, str]:
     applies to any number of references)."""
     return {m: re.sub(r"\|nrefs:\d+(?=\|)", "", table.signatures.get(m, ""))  # type: ignore[attr-defined]
             for m in specs}
+
+
+def member_record(tables: Sequence[object], specs: Sequence[str]) -> dict[str, object]:
+    """What a set records of its members (:func:`mtstrata.metrics.members.set_record`): each
+    one's signature, and an external member's score files and their sha256 on every pair."""
+    from mtstrata.metrics.members import set_record
+
+    return set_record(specs, set_signatures(tables[0], specs),
+                      [t.lp for t in tables])  # type: ignore[attr-defined]
 
 
 def _signatures(specs: list[str], names: dict[str, str], tables: list) -> str:  # type: ignore[type-arg]

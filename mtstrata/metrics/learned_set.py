@@ -84,7 +84,10 @@ class LearnedSet:
         p = Path(path)
         from mtstrata.output import atomic_write
 
-        atomic_write(p, json.dumps(self.to_dict(), indent=1, allow_nan=False))
+        from mtstrata.metrics.members import portable_members
+
+        atomic_write(p, json.dumps(portable_members(self.to_dict(), p), indent=1,
+                                   allow_nan=False))
 
 
 def load_set(data: Mapping[str, Any], path: str) -> LearnedSet:
@@ -118,4 +121,6 @@ def read_set(path: str | os.PathLike[str]) -> LearnedSet:
     _, data = read_set_file(path)  # clear errors for garbled, nested or huge-number files
     if not isinstance(data, dict) or data.get("kind") != "learned":
         raise InputError("not a learned set (no \"kind\": \"learned\").", str(path))
-    return load_set(data, str(path))
+    from mtstrata.metrics.members import resolve_members
+
+    return load_set(resolve_members(data, path), str(path))
