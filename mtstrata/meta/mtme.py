@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -306,6 +307,7 @@ def external_scores(spec: str, lp: str, systems: Sequence[str], n_seg: int
     """
     seg_path, sys_file = locate(spec, lp)
     seg = read_score_file(seg_path)
+    _left_out(seg, systems, seg_path, lp)
     missing = [s for s in systems if s not in seg]
     if missing:
         raise InputError(f"no scores for systems {missing[:5]} (the dev corpus has them).",
@@ -322,7 +324,23 @@ def external_scores(spec: str, lp: str, systems: Sequence[str], n_seg: int
         if absent:
             raise InputError(f"systems {absent[:5]} need exactly one score each.", str(sys_path))
         sys_arr = np.array([sys_scores[s][0] for s in systems], dtype=float)
-    else:
-        sys_arr = np.nanmean(seg_arr, axis=1)
+    else:  # a system whose every segment score is None: an undefined system score
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            sys_arr = np.nanmean(seg_arr, axis=1)
     return sys_arr, seg_arr, str(seg_path)
 
+
+def _left_out(scores: Mapping[str, Any], systems: Sequence[str], path: Path, lp: str) -> None:
+    """The documented rule for rows of systems the pair does not judge (mt-metrics-eval files
+    often score the references and unjudged systems too): left out, with an advisory naming
+    them (silenced by --quiet), never silently."""
+    from mtstrata.console import Advisory
+
+    judged = set(systems)
+    other = [s for s in scores if s not in judged]
+    if other:
+        warnings.warn(f"{path}: rows of {len(other)} system(s) that {lp} does not judge are "
+                      f"left out ({', '.join(map(repr, other[:5]))}"
+                      f"{', ...' if len(other) > 5 else ''}); only judged systems (with a row "
+                      "in sys_scores.tsv) are correlated.", Advisory, stacklevel=3)
