@@ -19,6 +19,7 @@ from mtstrata.commands.meta import (
     metric_names,
 )
 from mtstrata.commands.options import add_data_options
+from mtstrata.meta.names import dev_names
 
 
 @COMMANDS.register("search")
@@ -113,8 +114,7 @@ def run(args: argparse.Namespace) -> int:
     names = metric_names(specs)
     specs = list(names)
     tables = load_tables(args, specs)
-    dev = [f"{Path(d).resolve().parent.name}/{t.lp}" for d, t in zip(args.data, tables,
-                                                                    strict=True)]
+    dev = dev_names(args.data)  # dataset/pair, two datasets of one folder name kept apart
     if args.learned:
         from mtstrata.combine.learned import fit_learned, format_weights
 
@@ -189,8 +189,7 @@ def run_nested(args: argparse.Namespace) -> int:
 
         require_libraries(("scikit-learn",), "search --nested --configs ridge")
     tables = load_tables(args, list(dict.fromkeys([*specs, BASELINE])))
-    dev = [f"{Path(d).resolve().parent.name}/{t.lp}" for d, t in zip(args.data, tables,
-                                                                    strict=True)]
+    dev = dev_names(args.data)  # dataset/pair, two datasets of one folder name kept apart
     res, fitted = nested(tables, dev, procs, outer=args.outer, rule=rule, seg=seg,
                          resamples=args.resamples, seed=args.seed)
     res["pool"] = specs
