@@ -133,7 +133,10 @@ def _main(argv: Sequence[str] | None) -> int:
     try:  # what the run reads is never what it writes (mtstrata.output); each warning said
         # once, advisories silenced by --quiet (mtstrata.console)
         with run_scope(), console.run(quiet=bool(getattr(args, "quiet", False))):
-            return _run(args)
+            code = _run(args)
+            if code == 0:
+                console.finish()  # the run's advisories, summarised; a failure says its error
+            return code
     finally:
         warnings.showwarning = shown
         if previous is not None:

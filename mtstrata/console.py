@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 
 class Advisory(UserWarning):
@@ -27,20 +27,26 @@ class Advisory(UserWarning):
 
 
 class _Run:
-    """The command-line run under way (:func:`run`): its ``--quiet`` and what it has said."""
+    """The command-line run under way (:func:`run`): its ``--quiet``, what it has said and the
+    advisories it holds back until it has succeeded (by group, in order)."""
 
     def __init__(self) -> None:
         self.active = 0
         self.quiet = False
         self.said: set[str] = set()
+        self.advisories: dict[str, list[str]] = {}
 
 
 RUN = _Run()
+#: group -> what a run's advisories of that group are summarised as (lines), when it ends
+SUMMARIES: dict[str, Callable[[list[str]], list[str]]] = {}
 
 
 @contextlib.contextmanager
 def run(*, quiet: bool = False) -> Iterator[None]:
-    """One command-line run: each warning is said once, advisories not at all with ``quiet``."""
+    """One command-line run: each warning is said once; advisories (:class:`Advisory`) are
+    said once, summarised by group, when the run has succeeded (:func:`finish`): never
+    between the run's output and its error line, and not at all with ``quiet``."""
     RUN.active += 1
     outer = RUN.quiet
     RUN.quiet = quiet
@@ -51,6 +57,16 @@ def run(*, quiet: bool = False) -> Iterator[None]:
         RUN.quiet = outer
         if not RUN.active:
             RUN.said.clear()
+            RUN.advisories.clear()
+
+
+def finish() -> None:
+    """Say the advisories of the run (a run that failed says its one error instead)."""
+    held, RUN.advisories = RUN.advisories, {}
+    for group, msgs in held.items():
+        summarise = SUMMARIES.get(group)
+        for line in summarise(msgs) if summarise else msgs:
+            say(f"mtstrata: warning: {line}")
 
 
 def say(line: str) -> None:
@@ -77,14 +93,18 @@ def silence(stream: object) -> None:
         pass
 
 
-def warn(message: str, *, advisory: bool = False) -> None:
-    """Print ``message`` as one warning line on the current standard error: in a run
-    (:func:`run`) once, and an ``advisory`` one (:class:`Advisory`) not at all with
-    ``--quiet``."""
+def warn(message: str, *, advisory: bool = False, group: str = "") -> None:
+    """Print ``message`` as one warning line on the current standard error; in a run
+    (:func:`run`) once, and an ``advisory`` one (:class:`Advisory`) when the run has
+    succeeded, summarised with the others of its ``group`` (:data:`SUMMARIES`), not at all
+    with ``--quiet``."""
     if RUN.active:
         if (advisory and RUN.quiet) or message in RUN.said:
             return
         RUN.said.add(message)
+        if advisory:
+            RUN.advisories.setdefault(group or message, []).append(message)
+            return
     say(f"mtstrata: warning: {message}")
 
 

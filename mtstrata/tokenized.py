@@ -83,15 +83,23 @@ def summary(msgs: Sequence[str]) -> str:
             "detokenize`) unless they are meant to be tokenized.")
 
 
-def warn_files(files: Iterable[tuple[str, Sequence[str]] | TextFile]) -> list[str]:
-    """Print :func:`checks`'s warnings and return them: one line per file, or, for more than
-    :data:`MAX_LINES` files, one :func:`summary` (advisories: silenced by ``--quiet``);
-    ``files``: ``(path, lines)`` pairs or :class:`~mtstrata.corpus.TextFile` objects."""
-    from mtstrata.console import warn
+def summarised(msgs: list[str]) -> list[str]:
+    """A run's warnings of this kind as it says them: one line per file, or, for more than
+    :data:`MAX_LINES` files, one :func:`summary`."""
+    return msgs if len(msgs) <= MAX_LINES else [summary(msgs)]
 
+
+def warn_files(files: Iterable[tuple[str, Sequence[str]] | TextFile]) -> list[str]:
+    """Warn of :func:`checks`'s files and return the warnings: advisories of the group
+    ``tokenized``, said when the command-line run has succeeded (:func:`summarised` over the
+    whole run), silenced by ``--quiet``; ``files``: ``(path, lines)`` pairs or
+    :class:`~mtstrata.corpus.TextFile` objects."""
+    from mtstrata.console import SUMMARIES, warn
+
+    SUMMARIES["tokenized"] = summarised
     msgs = checks((f.path, f.lines) if isinstance(f, TextFile) else f for f in files)
-    for msg in msgs if len(msgs) <= MAX_LINES else [summary(msgs)]:
-        warn(msg, advisory=True)
+    for msg in msgs:
+        warn(msg, advisory=True, group="tokenized")
     return msgs
 
 

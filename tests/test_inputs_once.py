@@ -78,15 +78,41 @@ def _tokenized_pairs(root, n):
 
 
 @pytest.mark.parametrize("quiet", [False, True])
-def test_many_tokenized_inputs_are_one_paragraph_and_quiet_leaves_the_error_alone(
+def test_many_tokenized_inputs_are_one_paragraph_at_the_end_and_quiet_silences_it(
         tmp_path, capsys, quiet):
     dirs = _tokenized_pairs(tmp_path, 3)  # 15 files that look tokenized
+    rc = main(["meta", "--data", *dirs, "-m", "wer", "--tables", str(tmp_path / "t"),
+               "--bootstrap", "0", "-f", "json", *(["-q"] if quiet else [])])
+    err = [x for x in capsys.readouterr().err.splitlines() if "computing" not in x]
+    assert rc == 0
+    if quiet:
+        assert err == []
+    else:
+        assert len(err) == 1 and err[0].startswith(
+            "mtstrata: warning: 15 input files look tokenized")
+        assert "and 12 more" in err[0]
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_failed_run_says_its_one_error_line_alone(tmp_path, capsys, quiet):
+    dirs = _tokenized_pairs(tmp_path, 3)
     rc = main(["meta", "--data", *dirs, "-m", f"ext:{tmp_path}/nothing/M", "--tables",
                str(tmp_path / "t"), *(["-q"] if quiet else [])])
     err = capsys.readouterr().err.splitlines()
-    assert rc == 2 and err[-1].startswith("mtstrata: error: ")
-    warnings = [x for x in err if x.startswith("mtstrata: warning: ")]
-    assert warnings == ([] if quiet else warnings[:1])
-    if not quiet:
-        assert warnings[0].startswith("mtstrata: warning: 15 input files look tokenized")
-        assert "and 12 more" in warnings[0]
+    assert rc == 2 and len(err) == 1 and err[0].startswith("mtstrata: error: ")
+
+
+@pytest.mark.parametrize("command", [["score"], ["compare", "-b", "a"], ["report", "-n", "20"]])
+def test_an_ext_spec_outside_meta_and_search_is_named_not_read_as_parameters(
+        tmp_path, capsys, command):
+    files = []
+    for name in ("ref", "a", "b"):
+        f = tmp_path / f"{name}.txt"
+        f.write_text("".join(f"w{i} x y .\n" for i in range(6)))  # tokenized-looking, too
+        files.append(str(f))
+    extra = ["--out", str(tmp_path / "r.html")] if command[0] == "report" else []
+    rc = main([*command, "-r", files[0], "-i", *files[1:], "-m", "ext:ext/chrF", *extra])
+    err = capsys.readouterr().err.splitlines()
+    assert rc == 2 and len(err) == 1  # the one error line, nothing burying it
+    assert "only `mtstrata meta` and `mtstrata search` read" in err[0]
+    assert "bad parameter" not in err[0]
