@@ -230,3 +230,24 @@ def test_a_temporary_file_is_the_file_just_created_and_an_output_of_the_run(tmp_
         assert st.st_mode & 0o777 == 0o600 and os.path.isfile(tmp) and not os.path.islink(tmp)
         assert os.path.realpath(tmp) in RUN.outputs
     assert not (tmp_path / "victim").exists()
+
+
+def test_score_mtme_never_merges_into_one_of_its_inputs_and_says_so_before_the_work(
+        tmp_path, capsys, monkeypatch):
+    ref, hyp = _files(tmp_path)
+    out = tmp_path / "out"
+    assert main(["score", "-r", str(ref), "-i", str(hyp), "-m", "chrf", "-f", "mtme", "--out",
+                 str(out), "--lp", "de-en", "-q"]) == 0
+    capsys.readouterr()
+    seg = next((out / "de-en").glob("*.seg.score"))
+    before = seg.read_bytes()
+    from mtstrata import scoring
+
+    def no_work(*a, **k):
+        raise AssertionError("scored before the outputs were checked")
+    monkeypatch.setattr(scoring, "compute", no_work)
+    rc = main(["score", "-r", str(ref), "-i", str(hyp), str(seg), "-m", "chrf", "-f", "mtme",
+               "--out", str(out), "--lp", "de-en", "-q"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "is an input of this run" in err and "internal error" not in err
+    assert seg.read_bytes() == before

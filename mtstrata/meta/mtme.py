@@ -221,6 +221,14 @@ def prepare_run(out_dir: str | os.PathLike[str] | None, lp: str, metrics_: Seque
     facts = {"nrefs": str(len(ref_paths))}
     sigs = [_sig.add_run_facts(m.signature(), **facts) for m in metrics_]
     check_existing(out_dir, lp, stems, sigs, with_ann=False)  # type: ignore[arg-type]
+    from mtstrata.output import check_output_path
+
+    d = Path(out_dir) / lp  # type: ignore[arg-type]
+    for f in [d / MANIFEST, *(d / f"{stem}.{lv}.score" for stem in stems for lv in ("seg",
+                                                                                  "sys"))]:
+        # every file the run will write, through the guard before the work (not claimed: other
+        # runs replace them meanwhile, and a replaced file's inode may come back as another's)
+        check_output_path(f, claim=False)
     return stems
 
 
