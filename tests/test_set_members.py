@@ -147,3 +147,13 @@ def test_load_resolves_and_save_relativises(world, tmp_path):
     combiner.save(again)  # type: ignore[attr-defined]
     assert json.loads(again.read_text())["ulc"][0]["metric"] == "ext:../fitted/ext/M"
     assert load_set(again)[0].metrics == combiner.metrics
+
+
+@pytest.mark.parametrize("depth", [300, 900])
+def test_a_set_nested_deeply_is_refused_not_a_crash(world, capsys, depth):
+    data, path = world
+    saved = json.loads(path.read_text())
+    saved["provenance"]["deep"] = json.loads("[" * depth + "]" * depth)
+    path.write_text(json.dumps(saved))
+    rc, _, err = _meta(capsys, data, path)
+    assert rc in (0, 2) and "internal error" not in err and "Traceback" not in err

@@ -82,9 +82,8 @@ class LearnedSet:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the set as JSON (temporary file renamed into place)."""
         p = Path(path)
-        from mtstrata.output import atomic_write
-
         from mtstrata.metrics.members import portable_members
+        from mtstrata.output import atomic_write
 
         atomic_write(p, json.dumps(portable_members(self.to_dict(), p), indent=1,
                                    allow_nan=False))

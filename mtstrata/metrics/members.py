@@ -60,29 +60,37 @@ def _member_names(data: Any) -> list[str]:
     """Every member spec of a set file's JSON: the ``metric`` of each normalisation object
     (every kind of set mtstrata reads holds its members so)."""
     out: list[str] = []
-    if isinstance(data, Mapping):
-        m = data.get("metric")
-        if isinstance(m, str):
-            out.append(m)
-        for v in data.values():
-            out += _member_names(v)
-    elif isinstance(data, list):
-        for v in data:
-            out += _member_names(v)
+    todo = [data]  # iterative: a set file may be nested as deeply as its JSON reader allows
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Mapping):
+            if isinstance(x.get("metric"), str):
+                out.append(x["metric"])
+            todo.extend(reversed(list(x.values())))
+        elif isinstance(x, list):
+            todo.extend(reversed(x))
     return list(dict.fromkeys(out))
 
 
-def renamed(data: Any, mapping: Mapping[str, str]) -> Any:
+def renamed(data: Any, mapping: Mapping[str, str], path: str | os.PathLike[str] = "") -> Any:
     """``data`` (JSON) with every string, value or key, that is a key of ``mapping`` replaced
-    (members are named by their exact spec wherever a set file mentions them)."""
-    if isinstance(data, str):
-        return mapping.get(data, data)
-    if isinstance(data, list):
-        return [renamed(v, mapping) for v in data]
-    if isinstance(data, Mapping):
-        return {mapping.get(k, k) if isinstance(k, str) else k: renamed(v, mapping)
-                for k, v in data.items()}
-    return data
+    (members are named by their exact spec wherever a set file mentions them); InputError
+    naming ``path`` for JSON nested too deeply to rebuild."""
+    def walk(x: Any) -> Any:
+        if isinstance(x, str):
+            return mapping.get(x, x)
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        if isinstance(x, Mapping):
+            return {mapping.get(k, k) if isinstance(k, str) else k: walk(v)
+                    for k, v in x.items()}
+        return x
+    try:
+        return walk(data)
+    except RecursionError:
+        raise InputError("not a usable metric set (its JSON is nested too deeply to be a "
+                         "set); pass a JSON file written by 'mtstrata search --out'.",
+                         str(path)) from None
 
 
 def resolve_members(data: dict[str, Any], path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -104,7 +112,7 @@ def resolve_members(data: dict[str, Any], path: str | os.PathLike[str]) -> dict[
                              "of them.", str(path))
         seen[real] = spec
         mapping[spec] = canon
-    return renamed(data, mapping) if mapping else data
+    return renamed(data, mapping, path) if mapping else data
 
 
 def portable_members(data: dict[str, Any], path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -117,7 +125,7 @@ def portable_members(data: dict[str, Any], path: str | os.PathLike[str]) -> dict
         directory, name = split_external(spec)
         rel = os.path.relpath(os.path.abspath(directory or "."), parent)
         mapping[spec] = f"ext:{rel}/{name}"
-    return renamed(data, mapping) if mapping else data
+    return renamed(data, mapping, path) if mapping else data
 
 
 #: the levels of mt-metrics-eval score files (``NAME-REF.LEVEL.score``)
