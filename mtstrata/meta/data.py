@@ -135,8 +135,15 @@ def read_dev_corpus(directory: str | os.PathLike[str], *, only_scored: bool = Tr
         raise InputError(f"no system with a human score: {scores_path.name} has no rows (or "
                          f"none for the outputs in sys/); meta-evaluation needs judged systems.",
                          str(scores_path))
+    seg_rows = _seg_rows(d / "seg_scores.tsv", systems, n, sys_dir, scores_path)
+    return DevCorpus(d.name, refs, systems, sys_human, seg_rows)
+
+
+def _seg_rows(seg_path: Path, systems: dict[str, list[str]], n: int, sys_dir: Path,
+              scores_path: Path) -> list[tuple[str, int, float]]:
+    """The judged rows of ``seg_scores.tsv`` (none without the file), each (system, segment)
+    once: a second judgment of one is refused naming both lines."""
     seg_rows: list[tuple[str, int, float]] = []
-    seg_path = d / "seg_scores.tsv"
     first: dict[tuple[str, int], int] = {}  # (system, segment) -> the line judging it
     if seg_path.is_file():
         for no, cols in _tsv(seg_path, 3):
@@ -165,7 +172,7 @@ def read_dev_corpus(directory: str | os.PathLike[str], *, only_scored: bool = Tr
                                  str(seg_path), no)
             first[name, idx] = no
             seg_rows.append((name, idx, _float(cols[2], seg_path, no)))
-    return DevCorpus(d.name, refs, systems, sys_human, seg_rows)
+    return seg_rows
 
 
 def check_segment_judgments(directories: list[str], what: str) -> None:
