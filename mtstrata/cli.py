@@ -66,7 +66,9 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
                   file: object = None, line: str | None = None) -> None:
     """The library's warnings on the command line: one ``mtstrata: warning:`` line each, not
     Python's source-file form."""
-    warn(str(message))
+    from mtstrata.console import Advisory
+
+    warn(str(message), advisory=isinstance(category, type) and issubclass(category, Advisory))
 
 
 class _StderrHandler(logging.Handler):
@@ -125,11 +127,16 @@ def _main(argv: Sequence[str] | None) -> int:
     previous = _terminate_as_exception()
     shown = warnings.showwarning
     warnings.showwarning = _show_warning
+    from mtstrata import console
     from mtstrata.output import run_scope
 
-    try:
-        with run_scope():  # what the run reads is never what it writes (mtstrata.output)
-            return _run(args)
+    try:  # what the run reads is never what it writes (mtstrata.output); each warning said
+        # once, advisories silenced by --quiet (mtstrata.console)
+        with run_scope(), console.run(quiet=bool(getattr(args, "quiet", False))):
+            code = _run(args)
+            if code == 0:
+                console.finish()  # the run's advisories, summarised; a failure says its error
+            return code
     finally:
         warnings.showwarning = shown
         if previous is not None:

@@ -13,8 +13,60 @@ neither the message nor the interpreter's final flush turns the run's outcome in
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator
+
+
+class Advisory(UserWarning):
+    """A warning that does not change what a run computes (an input that looks tokenized, rows
+    a reader leaves out by its documented rule): shown once per run, silenced by ``--quiet``.
+    Other warnings (a damaged cache recomputed, a signature of another version) are shown
+    whatever ``--quiet`` says."""
+
+
+class _Run:
+    """The command-line run under way (:func:`run`): its ``--quiet``, what it has said and the
+    advisories it holds back until it has succeeded (by group, in order)."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.quiet = False
+        self.said: set[str] = set()
+        self.advisories: dict[str, list[str]] = {}
+
+
+RUN = _Run()
+#: group -> what a run's advisories of that group are summarised as (lines), when it ends
+SUMMARIES: dict[str, Callable[[list[str]], list[str]]] = {}
+
+
+@contextlib.contextmanager
+def run(*, quiet: bool = False) -> Iterator[None]:
+    """One command-line run: each warning is said once; advisories (:class:`Advisory`) are
+    said once, summarised by group, when the run has succeeded (:func:`finish`): never
+    between the run's output and its error line, and not at all with ``quiet``."""
+    RUN.active += 1
+    outer = RUN.quiet
+    RUN.quiet = quiet
+    try:
+        yield
+    finally:
+        RUN.active -= 1
+        RUN.quiet = outer
+        if not RUN.active:
+            RUN.said.clear()
+            RUN.advisories.clear()
+
+
+def finish() -> None:
+    """Say the advisories of the run (a run that failed says its one error instead)."""
+    held, RUN.advisories = RUN.advisories, {}
+    for group, msgs in held.items():
+        summarise = SUMMARIES.get(group)
+        for line in summarise(msgs) if summarise else msgs:
+            say(f"mtstrata: warning: {line}")
 
 
 def say(line: str) -> None:
@@ -41,8 +93,18 @@ def silence(stream: object) -> None:
         pass
 
 
-def warn(message: str) -> None:
-    """Print ``message`` as one warning line on the current standard error."""
+def warn(message: str, *, advisory: bool = False, group: str = "") -> None:
+    """Print ``message`` as one warning line on the current standard error; in a run
+    (:func:`run`) once, and an ``advisory`` one (:class:`Advisory`) when the run has
+    succeeded, summarised with the others of its ``group`` (:data:`SUMMARIES`), not at all
+    with ``--quiet``."""
+    if RUN.active:
+        if (advisory and RUN.quiet) or message in RUN.said:
+            return
+        RUN.said.add(message)
+        if advisory:
+            RUN.advisories.setdefault(group or message, []).append(message)
+            return
     say(f"mtstrata: warning: {message}")
 
 

@@ -88,6 +88,9 @@ class _Run:
         #: outputs checked before the work (:func:`check_output_path`): a file read after
         #: that is refused as it is read, before the work, not when the output is written
         self.claimed: dict[tuple[int, int] | str, str] = {}
+        #: caches this run reads and rewrites itself (score tables, :func:`note_cache`): inputs
+        #: no other output may replace, written only by ``atomic_write(..., cache=True)``
+        self.caches: set[tuple[int, int] | str] = set()
 
     @staticmethod
     def keys(path: str | os.PathLike[str]) -> list[tuple[int, int] | str]:
@@ -116,6 +119,7 @@ def run_scope() -> Iterator[None]:
             RUN.outputs.clear()
             RUN.databases.clear()
             RUN.claimed.clear()
+            RUN.caches.clear()
 
 
 def note_input(path: str | os.PathLike[str]) -> None:
@@ -130,6 +134,17 @@ def note_input(path: str | os.PathLike[str]) -> None:
                          "another output path.", str(path))
     for k in keys:
         RUN.inputs.setdefault(k, str(path))
+
+
+def note_cache(path: str | os.PathLike[str]) -> None:
+    """Record a cache file this run reads and may rewrite (a score table), whether it exists
+    yet or not: no other output of the run may replace it (``search --out`` naming a table of
+    ``--tables`` is refused before the work), and only the cache's own writer rewrites it
+    (:func:`atomic_write` with ``cache=True``)."""
+    if not RUN.active:
+        return
+    note_input(path)
+    RUN.caches.update(RUN.keys(path))
 
 
 def note_output(path: str | os.PathLike[str]) -> None:
@@ -149,7 +164,7 @@ def _kind(mode: int) -> str:
 
 
 def check_output_path(path: str | os.PathLike[str], *, follow: bool = False,
-                      what: str = "output", claim: bool = True) -> Path:
+                      what: str = "output", claim: bool = True, cache: bool = False) -> Path:
     """``path`` as a Path if it may be written: the one guard of every file mtstrata writes or
     opens as a database. It does not exist or is a regular file (not a symlink to one, unless
     ``follow``: the annotation cache may be a link to a regular file); it is none of the files
@@ -177,7 +192,7 @@ def check_output_path(path: str | os.PathLike[str], *, follow: bool = False,
                          "regular file.", str(p))
     keys = RUN.keys(p)
     read = next((RUN.inputs[k] for k in keys if k in RUN.inputs), None)
-    if read is not None:
+    if read is not None and not (cache and any(k in RUN.caches for k in keys)):
         same = "" if read == str(p) else f" (read as {read})"
         raise InputError(f"is an input of this run{same}; writing the {what} there would "
                          "replace it. Pass another path.", str(p))
@@ -236,17 +251,33 @@ def _stat(p: Path, what: str, follow: bool = True) -> os.stat_result | None:
                          "path.", str(p)) from None
 
 
-def atomic_write(path: str | os.PathLike[str], text: str | bytes) -> Path:
+def temporary(p: Path) -> tuple[int, str]:
+    """A new temporary file beside ``p`` (the only way mtstrata creates one): an unpredictable
+    name created exclusively (``mkstemp``: ``O_CREAT|O_EXCL|O_NOFOLLOW``, mode 0600), so never
+    an existing name and never through a planted symlink; checked to be the regular file just
+    created, and known to the run as one of its outputs. Returns its descriptor and path."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    st, lst = os.fstat(fd), os.lstat(tmp)
+    if not stat.S_ISREG(lst.st_mode) or (st.st_dev, st.st_ino) != (lst.st_dev, lst.st_ino):
+        os.close(fd)
+        raise InputError("the temporary file was replaced as it was created; nothing was "
+                         "written. Write to a directory no other user can write to.", tmp)
+    note_output(tmp)
+    return fd, tmp
+
+
+def atomic_write(path: str | os.PathLike[str], text: str | bytes, *, cache: bool = False
+                 ) -> Path:
     """Write ``text`` (UTF-8; or ``bytes`` as they are) to ``path`` through a temporary file
-    renamed into place (mode 0644). A path that exists and is not a regular file is refused
-    (:func:`check_output_path`, InputError); a failure leaves the previous file intact and
-    raises an OSError naming ``path``, not the temporary file."""
-    p = check_output_path(path, claim=False)
+    (:func:`temporary`) renamed into place (mode 0644). A path that exists and is not a
+    regular file, or that is an input of the run (but, with ``cache``, the cache file itself,
+    :func:`note_cache`), is refused (:func:`check_output_path`, InputError); a failure leaves
+    the previous file intact and raises an OSError naming ``path``, not the temporary file."""
+    p = check_output_path(path, claim=False, cache=cache)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = None
     try:
-        # mkstemp: a random name opened with O_CREAT|O_EXCL (mode 0600), never through a symlink
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        fd, tmp = temporary(p)
         if isinstance(text, bytes):
             with os.fdopen(fd, "wb") as fb:
                 fb.write(text)
@@ -254,7 +285,7 @@ def atomic_write(path: str | os.PathLike[str], text: str | bytes) -> Path:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
         os.chmod(tmp, 0o644)
-        check_output_path(p, claim=False)  # again: something may have been planted meanwhile
+        check_output_path(p, claim=False, cache=cache)  # again: something may be planted now
         os.replace(tmp, p)
         note_output(p)
     except OSError as e:

@@ -33,7 +33,8 @@ LEXICAL = ["bleu", "chrf", "chrf++", "ter", "wer", "per", "wrr", "4-GRR", "GTM",
 BAD_SPECS = ["nosuch", "", " ", "bleu:", "bleu:max_order", "bleu:max_order=x",
              "bleu:max_order=2,max_order=3", "bleu:max_order=0", "bleu:max_order=99999999999",
              "chrf:char_order=-1", "ter:norm=maybe", "bleu:smooth=nope", ":", "bleu::",
-             "ext:", "ext:nothing", "ulc:", "ulc:/nonexistent.json", "-m", "SP-Op(",
+             "ext:", "ext:nothing", "ext:ext/chrF", "EXT: x/y", "ulc:",
+             "ulc:/nonexistent.json", "-m", "SP-Op(",
              "DP-HWCM_x-4", "wer:tok=none", "4-GRR:order=10", "METEOR-ex:alpha=2"]
 #: numeric metric parameters, given any number: huge orders and exponents were unbounded work
 #: or an OverflowError (chrf:char_order=1e8, GTM:e=1e308, ROUGE-W:w=1e308)
@@ -117,7 +118,19 @@ def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str]
     err = capsys.readouterr().err
     assert rc in (0, 2), (rc, argv, err)
     assert "Traceback" not in err and "internal error" not in err, (argv, err)
+    lines = err.splitlines()
+    if rc == 2 and lines and lines[-1].startswith("mtstrata: error"):
+        # a failed run says its error last, and no advisory buries it (issue 48 item 7)
+        assert not any(a in err for a in ADVISORIES), (argv, err)
+    if "-q" in argv or "--quiet" in argv:  # -q silences advisories, whatever the outcome
+        assert not any(a in err for a in ADVISORIES), (argv, err)
+    assert "bad parameter 'ext" not in err.lower(), (argv, err)  # ext: is no parameter list
     return rc, err
+
+
+#: what the advisories of a run say (mtstrata.console.Advisory): never with -q, never before
+#: a failed run's error line
+ADVISORIES = ("tokenized period", "look tokenized", "scored as empty", "does not judge")
 
 
 COMMON = {"--seed": numbers, "--jobs": st.sampled_from(["1", "1", "1", "2", "0", "-1", "40", "x"]),

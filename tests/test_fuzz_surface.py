@@ -219,3 +219,118 @@ def test_every_row_mtstrata_writes_is_read_back(seg, sentences_from):
 
     rows = layer_payloads(seg, [x for x in Layer if x is not Layer.EMB], sentences_from)
     assert all(valid_row(layer, v) for layer, v in rows.items()), rows
+
+
+# ---------------------------------------------------------------- issue 48 (item 8)
+#: the edits of a set with an external member: how the member is spelt, what the record says,
+#: what is beside the set file, where the run is started
+EXT_EDITS = ["none", "respell", "twice", "drop_sig", "garbage_sig", "drop_files",
+             "wrong_sha", "edit_file", "nested", "cwd_decoy", "moved"]
+
+
+@pytest.fixture(scope="module")
+def ext_world(tmp_path_factory):
+    """Two pairs and the score files of metric M (following the humans) for both."""
+    from mtstrata.meta.mtme import write_scores
+    from tests.test_combine_cli import HUMAN, SYSTEMS, _corpus
+
+    root = tmp_path_factory.mktemp("extset")
+    data = [str(_corpus(root / "data", lp)) for lp in ("de-en", "fi-en")]
+
+    def files(where, sign):
+        for lp in ("de-en", "fi-en"):
+            seg = {s: [sign * HUMAN[s] + 0.01 * i for i in range(6)] for s in SYSTEMS}
+            write_scores(where, lp, "M", "refA", seg, {s: sign * HUMAN[s] for s in SYSTEMS})
+    return data, files
+
+
+@fuzz(25)
+@given(edits=st.lists(st.sampled_from(EXT_EDITS), min_size=1, max_size=3, unique=True),
+       spelling=st.sampled_from(["EXT:ext/M", " ext:ext/M", "ext:./ext/M/", "Ext:ext//M"]))
+def test_a_set_with_an_external_member_gives_its_fitted_number_or_is_refused(
+        ext_world, tmp_path_factory, capsys, monkeypatch, edits, spelling):
+    """Item 1: whatever is done to the set, its record, its files or the working directory,
+    meta gives the number the set was fitted to give (system Pearson 1) or exit 2."""
+    import shutil
+
+    from mtstrata.metrics.members import set_record
+    from mtstrata.metrics.setfile import MetricSet, Norm
+
+    data, files = ext_world
+    d = tmp_path_factory.mktemp("s")
+    files(d / "fitted" / "ext", 1.0)
+    files(d / "decoy" / "ext", -1.0)
+    monkeypatch.chdir(d / "fitted")
+    MetricSet((Norm("ext:ext/M", -1.0, 1.0),), provenance=set_record(
+        ["ext:ext/M"], {}, ["de-en", "fi-en"])).save(d / "fitted" / "set.json")
+    path = d / "fitted" / "set.json"
+    doc = json.loads(path.read_text())
+    prov, member = doc["provenance"], doc["ulc"][0]
+    for e in edits:
+        if e == "respell":
+            member["metric"] = spelling
+            prov["signatures"][spelling] = prov["signatures"].pop("ext:ext/M", "EXT|name:M")
+            prov["external"][spelling] = prov["external"].pop("ext:ext/M", {})
+        elif e == "twice":
+            doc["ulc"].append({**member, "metric": spelling})
+        elif e == "drop_sig":
+            prov["signatures"].clear()
+        elif e == "garbage_sig":
+            prov["signatures"] = {k: "x|y" for k in prov["signatures"]}
+        elif e == "drop_files":
+            prov.pop("external", None)
+        elif e == "wrong_sha":
+            for rec in prov.get("external", {}).values():
+                rec.get("fi-en", {})["seg_sha256"] = "0" * 64
+        elif e == "edit_file":
+            f = d / "fitted" / "ext" / "de-en" / "M-refA.seg.score"
+            f.write_text(f.read_text().replace("\t0.9", "\t-0.9", 1))
+        elif e == "nested":
+            doc["ulc"].append({"metric": " ulc-lex", "low": 0.0, "high": 1.0,
+                               "higher_is_better": True})
+    path.write_text(json.dumps(doc))
+    if "moved" in edits:
+        shutil.move(str(d / "fitted"), str(d / "elsewhere"))
+        path = d / "elsewhere" / "set.json"
+    monkeypatch.chdir(d / "decoy" if "cwd_decoy" in edits else d if "moved" in edits
+                      else d / "fitted")
+    rc, err = _run(capsys, ["meta", "--data", *data, "--ulc", str(path), "--bootstrap", "0",
+                            "-f", "json", "-q", "--tables", str(d / "t")])
+    out = capsys.readouterr().out if rc == 0 else ""
+    damaged = {"drop_sig", "garbage_sig", "drop_files", "wrong_sha", "edit_file", "nested",
+               "twice"} & set(edits)
+    assert rc == (2 if damaged else 0), (edits, err)
+    if rc == 0:
+        recs = json.loads(out) if out else []
+        assert all(r["value"] == pytest.approx(1.0) for r in recs if r["level"] == "sys"
+                   and r["statistic"] == "pearson"), edits
+
+
+@fuzz(15)
+@given(target=st.sampled_from(["table", "other_table", "lock", "data", "new"]),
+       primed=st.booleans())
+def test_no_output_of_a_run_replaces_a_score_table(tmp_path_factory, capsys, target, primed):
+    """Item 5: search --out naming a score table of --tables (computed yet or not), a lock or
+    a data file: refused, and every table left a table."""
+    from mtstrata.meta.table_cache import load_table
+    from tests.test_limits import _pair
+
+    d = tmp_path_factory.mktemp("tb")
+    pairs = [d / "ds" / lp for lp in ("xx-en", "yy-en")]
+    for p in pairs:
+        _pair(p, seg=True)
+    t = d / "t"
+    t.mkdir()
+    args = ["search", "--data", *map(str, pairs), "-m", "chrf", "wer", "--tables", str(t),
+            "-q"]
+    if primed:
+        _run(capsys, [*args, "--out", str(d / "first.json")])
+    out = {"table": t / "ds__xx-en.npz", "other_table": t / "ds__yy-en.npz",
+           "lock": t / "ds__xx-en.npz.lock", "data": pairs[0] / "sys_scores.tsv",
+           "new": d / "set.json"}[target]
+    kept = {p: p.read_bytes() for p in [*t.glob("*.npz"), pairs[0] / "sys_scores.tsv"]}
+    rc, err = _run(capsys, [*args, "--out", str(out)])
+    assert rc == (0 if target in ("new", "lock") else 2), err
+    for p in t.glob("*.npz"):
+        load_table(p)  # still a table
+    assert all(p.read_bytes() == b for p, b in kept.items() if p.suffix != ".npz")

@@ -109,7 +109,10 @@ def test_a_set_with_external_members_is_signed_by_its_file(tmp_path, capsys):
     capsys.readouterr()
     member = f"ext:{ext}/chrF"
     path = tmp_path / "mixed.json"
-    MetricSet((Norm(member, 0.0, 100.0),), provenance={"signatures": {member: "EXT"}}).save(path)
+    from mtstrata.metrics.members import set_record
+
+    MetricSet((Norm(member, 0.0, 100.0),),
+              provenance=set_record([member], {}, [d.name])).save(path)
     recs = json.loads(_meta(tmp_path, capsys, "--data", str(d), "--ulc", str(path)))
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     assert recs and all(r["metric"] == "ULC:mixed" for r in recs)

@@ -177,3 +177,77 @@ def test_search_out_naming_a_data_file_is_refused_before_the_work(tmp_path, caps
     assert rc == 2 and "is also this run's output" in err
     assert victim.read_bytes() == before
     assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_search_out_naming_one_of_the_runs_score_tables_is_refused(tmp_path, capsys, fresh):
+    """Issue 48 item 5: the guard knows every file a run reads, score tables included, and a
+    table not computed yet (it would be written, then replaced by the set)."""
+    from tests.test_limits import _pair
+
+    pairs = [tmp_path / "ds" / lp for lp in ("xx-en", "yy-en")]
+    for d in pairs:
+        _pair(d, seg=True)
+    t = tmp_path / "t"
+    t.mkdir()
+    args = ["search", "--data", *map(str, pairs), "-m", "bleu", "chrf", "--tables", str(t), "-q"]
+    if not fresh:
+        assert main([*args, "--out", str(tmp_path / "first.json")]) == 0
+    table = t / "ds__xx-en.npz"
+    before = table.read_bytes() if table.exists() else None
+    rc = main([*args, "--out", str(table)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "is also this run's output" in err and "Traceback" not in err
+    assert (table.read_bytes() if table.exists() else None) == before
+
+
+def test_a_table_replaced_by_other_bytes_is_recomputed_without_numpys_advice(tmp_path, capsys):
+    from tests.test_limits import _pair
+
+    d = tmp_path / "ds" / "xx-en"
+    _pair(d, seg=True)
+    t = tmp_path / "t"
+    args = ["meta", "--data", str(d), "-m", "wer", "--tables", str(t), "--bootstrap", "0"]
+    assert main(args) == 0
+    table = t / "ds__xx-en.npz"
+    table.write_text('{"ulc": []}')  # what a set written over it would leave
+    capsys.readouterr()
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "not an .npz archive" in err and "allow_pickle" not in err
+    assert table.read_bytes()[:2] == b"PK"  # rewritten as a table
+
+
+def test_a_temporary_file_is_the_file_just_created_and_an_output_of_the_run(tmp_path):
+    from mtstrata.output import RUN, temporary
+
+    (tmp_path / "x.npz").symlink_to(tmp_path / "victim")
+    with run_scope():
+        fd, tmp = temporary(tmp_path / "x.npz")
+        os.close(fd)
+        st = os.lstat(tmp)
+        assert os.path.dirname(tmp) == str(tmp_path) and os.path.basename(tmp) != "x.npz"
+        assert st.st_mode & 0o777 == 0o600 and os.path.isfile(tmp) and not os.path.islink(tmp)
+        assert os.path.realpath(tmp) in RUN.outputs
+    assert not (tmp_path / "victim").exists()
+
+
+def test_score_mtme_never_merges_into_one_of_its_inputs_and_says_so_before_the_work(
+        tmp_path, capsys, monkeypatch):
+    ref, hyp = _files(tmp_path)
+    out = tmp_path / "out"
+    assert main(["score", "-r", str(ref), "-i", str(hyp), "-m", "chrf", "-f", "mtme", "--out",
+                 str(out), "--lp", "de-en", "-q"]) == 0
+    capsys.readouterr()
+    seg = next((out / "de-en").glob("*.seg.score"))
+    before = seg.read_bytes()
+    from mtstrata import scoring
+
+    def no_work(*a, **k):
+        raise AssertionError("scored before the outputs were checked")
+    monkeypatch.setattr(scoring, "compute", no_work)
+    rc = main(["score", "-r", str(ref), "-i", str(hyp), str(seg), "-m", "chrf", "-f", "mtme",
+               "--out", str(out), "--lp", "de-en", "-q"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "is an input of this run" in err and "internal error" not in err
+    assert seg.read_bytes() == before

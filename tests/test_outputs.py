@@ -191,4 +191,8 @@ def test_search_takes_external_scores_as_candidates(tmp_path, capsys):
          str(tmp_path / "t"), "--out", str(res), "-q"], capsys)
     saved = strict_json(res.read_text(encoding="utf-8"))
     assert saved["provenance"]["signatures"]  # the set records what it was selected from
-    assert any(n["metric"] in ("bleu", f"ext:{out}/chrF") for n in saved["ulc"])
+    # an external member is written relative to the set file, and read back against it
+    assert any(n["metric"] in ("bleu", "ext:ext/chrF") for n in saved["ulc"])
+    from mtstrata.metrics.setfile import load_set
+
+    assert set(load_set(res)[0].metrics) <= {"bleu", f"ext:{out}/chrF"}

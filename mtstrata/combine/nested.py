@@ -26,6 +26,7 @@ for the i-th test pair), so its p is for "the mean difference over folds is abov
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -221,6 +222,37 @@ def check_segments(tables: Sequence[ScoreTable], names: Sequence[str], outer: st
                 "segment judgments in every fold.")
 
 
+def _estimate(folds: list[dict[str, Any]], st: str, outer: str, resamples: int, seed: int
+              ) -> dict[str, Any]:
+    """The estimate of statistic ``st`` over the folds where it is defined (set and chrF both
+    defined on at least one of the fold's pairs), named as resting on k of n folds: a fold
+    where it is undefined is listed, never averaged in silently (nor the set's mean taken
+    over other folds than chrF's). Each fold's figures and PERM-BOTH are written into it."""
+    fs = [{w: _mean([p[w] for p in f["outer"].values()], st) for w in ("set", "chrF")}
+          for f in folds]
+    per, comb = perm_tests(folds, st, resamples, seed)
+    for f, x, p in zip(folds, fs, per, strict=True):
+        f.setdefault("figures", {})[st] = {**x, "delta": x["set"] - x["chrF"], "perm_both": p}
+    ok = [i for i, x in enumerate(fs) if not (math.isnan(x["set"]) or math.isnan(x["chrF"]))]
+    out: dict[str, Any] = {"folds_defined": len(ok), "folds": len(folds),
+                           "undefined_folds": [folds[i]["test"] for i in range(len(folds))
+                                               if i not in ok], "test": comb}
+    if not ok:
+        nan = float("nan")
+        return {**out, "set": nan, "chrF": nan, "delta": nan, "interval": [nan, nan],
+                "set_interval": [nan, nan], "fold_delta_range": [nan, nan]}
+    diffs = [fs[i]["set"] - fs[i]["chrF"] for i in ok]
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN resamples: an undefined end
+        iv = interval(folds if len(ok) == len(folds) else [folds[i] for i in ok], st, outer,
+                      resamples, seed)
+    return {**out, "set": float(np.mean([fs[i]["set"] for i in ok])),
+            "chrF": float(np.mean([fs[i]["chrF"] for i in ok])),
+            "delta": float(np.mean(diffs)), "interval": iv["interval"],
+            "set_interval": iv["set_interval"],
+            "fold_delta_range": [float(min(diffs)), float(max(diffs))]}
+
+
 def run_nested(tables: Sequence[ScoreTable], names: Sequence[str], procs: Mapping[str, Procedure],
                *, outer: str, rule: str, seg: bool, resamples: int = 1000, seed: int = 12345
                ) -> tuple[dict[str, Any], Any]:
@@ -263,22 +295,8 @@ def run_nested(tables: Sequence[ScoreTable], names: Sequence[str], procs: Mappin
                           below_floor(scores, c) for c in procs),
                       "tables": [tables[i] for i in test], "scorer": scorer})
     stats = (SYS, SEG) if seg else (SYS,)
-    estimate, tests = {}, {}
-    for st in stats:
-        fs = [{w: _mean([p[w] for p in f["outer"].values()], st) for w in ("set", "chrF")}
-              for f in folds]
-        diffs = [f["set"] - f["chrF"] for f in fs]
-        iv = interval(folds, st, outer, resamples, seed)
-        per, comb = perm_tests(folds, st, resamples, seed)
-        for f, x, p in zip(folds, fs, per, strict=True):
-            f.setdefault("figures", {})[st] = {**x, "delta": x["set"] - x["chrF"],
-                                               "perm_both": p}
-        estimate[st] = {"set": float(np.nanmean([x["set"] for x in fs])),
-                        "chrF": float(np.nanmean([x["chrF"] for x in fs])),
-                        "delta": float(np.nanmean(diffs)),
-                        "interval": iv["interval"], "set_interval": iv["set_interval"],
-                        "fold_delta_range": [float(np.nanmin(diffs)), float(np.nanmax(diffs))]}
-        tests[st] = comb
+    estimate = {st: _estimate(folds, st, outer, resamples, seed) for st in stats}
+    tests = {st: estimate[st].pop("test") for st in stats}
     chosen, (_, members, fitted), scores = select(procs, tables, names, rule, seg)
     if isinstance(fitted, str):  # chrF or a single metric: a one-member set
         fitted = single_set(tables, fitted)
@@ -336,7 +354,8 @@ def format_nested(res: Mapping[str, Any], names: Mapping[str, str] | None = None
             f"{s}: set {_f(e['set'])}, chrF {_f(e['chrF'])}, set - chrF {_f(e['delta'], '+')} "
             f"(95% interval [{_f(lo, '+')}, {_f(hi, '+')}]; folds "
             f"{_f(e['fold_delta_range'][0], '+')} to {_f(e['fold_delta_range'][1], '+')}); "
-            f"PERM-BOTH vs chrF, combined over folds: p = {p} ({t['resamples']} resamples)")
+            f"PERM-BOTH vs chrF, combined over folds: p = {p} ({t['resamples']} resamples)"
+            + _rests_on(e))
     fell = [f["test"] for f in res["folds"] if f.get("rule_fallback")]
     if fell:
         lines.append(f"no configuration reached chrF's inner segment figure in {', '.join(fell)}:"
@@ -347,6 +366,18 @@ def format_nested(res: Mapping[str, Any], names: Mapping[str, str] | None = None
     lines.append(f"final (S on all pairs): {fin['chosen']}: "
                  + " ".join(names.get(m, m) for m in fin["members"]))
     return "\n".join(lines)
+
+
+def _rests_on(e: Mapping[str, Any]) -> str:
+    """What an estimate rests on when it is not every fold."""
+    k, n, bad = e.get("folds_defined"), e.get("folds"), e.get("undefined_folds") or []
+    if k is None or k == n:
+        return ""
+    if not k:
+        return f"; undefined on every fold ({', '.join(bad)})"
+    return (f"; rests on {k} of {n} folds: undefined on {', '.join(bad)} (its set or chrF "
+            "figure is undefined on every pair of the fold), left out of the estimate, the "
+            "interval and the combined test")
 
 
 def _f(v: float | None, sign: str = "") -> str:

@@ -74,18 +74,27 @@ def measure(scorer: Scorer, tables: Sequence[ScoreTable], seg: bool = False
     return out
 
 
+def defined_mean(values: Sequence[float]) -> float:
+    """The mean of the defined (not NaN) values; NaN, without numpy's warning, when none is."""
+    v = [float(x) for x in values if not np.isnan(x)]
+    return float(np.mean(v)) if v else float("nan")
+
+
 def average(per_pair: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """The unweighted mean over pairs of each figure (NaN ones left out)."""
     keys = sorted({k for r in per_pair.values() for k in r})
-    return {k: float(np.nanmean([r[k] for r in per_pair.values() if k in r])) for k in keys}
+    return {k: defined_mean([r[k] for r in per_pair.values() if k in r]) for k in keys}
 
 
 def best_single(tables: Sequence[ScoreTable], candidates: Sequence[str], objective: str) -> str:
-    """The candidate with the best mean objective on ``tables`` (ties: the last name)."""
+    """The candidate with the best mean objective on ``tables`` (ties: the last name; an
+    undefined mean ranks below every defined one: max() over NaN keys kept whichever it saw
+    first)."""
     stat = _STAT[objective]
 
     def score(m: str) -> float:
-        return float(np.nanmean([r[stat] for r in measure(single(m), tables).values()]))
+        v = defined_mean([r[stat] for r in measure(single(m), tables).values()])
+        return -np.inf if np.isnan(v) else v
     return max(candidates, key=lambda m: (score(m), m))
 
 
@@ -100,7 +109,8 @@ def single_set(tables: Sequence[ScoreTable], metric: str) -> object:
 def climb(candidates: Sequence[str], objective: str, fit: str) -> Procedure:
     """Forward-backward hill climbing for ``objective`` with ``fit`` (module docstring)."""
     def run(tables: Sequence[ScoreTable]) -> Fitted:
-        ms = hill_climb(tables, candidates, objective, fit=fit)
+        ms = hill_climb(tables, candidates, objective, fit=fit,
+                        advice=f"leave {objective}:{fit} out of --configs")
         return combined(ms), ms.metrics, ms
     return run
 

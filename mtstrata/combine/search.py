@@ -114,7 +114,7 @@ def _objective(ms: MetricSet, caches: Sequence[_Cache], objective: str) -> float
 
 def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objective: str, *,
                mode: str = "forward-backward", folds: int = 0, max_steps: int = 50,
-               fit: str = "minmax") -> MetricSet:
+               fit: str = "minmax", advice: str = "choose another --objective") -> MetricSet:
     """Select a ULC metric set on ``tables``.
 
     Args:
@@ -125,23 +125,14 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
         folds: number of language-pair folds for held-out scoring (0: leave one pair out).
         max_steps: guard on the number of add/remove steps.
         fit: how members are put on one scale, one of :data:`FITS` (module docstring).
+        advice: what a refusal for an undefined objective advises (the command's own option:
+            ``search --nested`` has no ``--objective``).
 
     Returns:
         The set, normalisation fitted on all tables, with the trace (step, action, metric,
         train objective, held-out objective).
     """
-    if objective not in SEARCH_OBJECTIVES:
-        raise InputError(f"unknown objective {objective!r}; choose one of "
-                         f"{SEARCH_OBJECTIVES}.")
-    if fit not in FITS:
-        raise InputError(f"unknown normalisation fit {fit!r}; choose one of {FITS}.")
-    for t in tables:
-        missing = [m for m in candidates if m not in t.sys_scores]
-        if missing:
-            raise InputError(f"score table of {t.lp} lacks metrics {missing}; rebuild it.")
-    if not (folds == 0 or 2 <= folds <= len(tables)):
-        raise InputError(f"folds must be 0 (leave one pair out) or 2..{len(tables)} (the "
-                         f"number of dev pairs), not {folds}.")
+    _check_arguments(tables, candidates, objective, fit, folds)
     caches = [_cache(t, candidates) for t in tables]
     higher = {m: tables[0].higher[m] for m in candidates}
 
@@ -163,9 +154,9 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
 
     trace: list[dict[str, object]] = []
     if mode in ("reference", "forward-backward"):
-        _check_defined(candidates, train, objective)
+        _check_defined(candidates, train, objective, advice)
     if mode == "reference":
-        single = sorted(candidates, key=lambda m: -train([m]))
+        single = sorted(candidates, key=lambda m: -np.nan_to_num(train([m]), nan=-np.inf))
         chosen, best = [single[0]], train([single[0]])
         trace.append({"action": "start", "metric": single[0], "train": best,
                       "held_out": held_out(chosen)})
@@ -184,8 +175,29 @@ def hill_climb(tables: Sequence[ScoreTable], candidates: Sequence[str], objectiv
     else:
         raise InputError(f"unknown search mode {mode!r}; use 'reference' or "
                          "'forward-backward'.")
+    if not chosen:
+        raise InputError(
+            f"no candidate metric has a defined held-out {objective} (fitted without a pair, "
+            "measured on it): every step would compare undefined numbers. Add judged systems "
+            f"or pairs, or {advice}.")
     ms = fit_on(caches, chosen, higher, fit)
     return MetricSet(ms.norms, ms.sys_norms, tuple(trace), norm=ms.norm)
+
+
+def _check_arguments(tables: Sequence[ScoreTable], candidates: Sequence[str], objective: str,
+                     fit: str, folds: int) -> None:
+    if objective not in SEARCH_OBJECTIVES:
+        raise InputError(f"unknown objective {objective!r}; choose one of "
+                         f"{SEARCH_OBJECTIVES}.")
+    if fit not in FITS:
+        raise InputError(f"unknown normalisation fit {fit!r}; choose one of {FITS}.")
+    for t in tables:
+        missing = [m for m in candidates if m not in t.sys_scores]
+        if missing:
+            raise InputError(f"score table of {t.lp} lacks metrics {missing}; rebuild it.")
+    if not (folds == 0 or 2 <= folds <= len(tables)):
+        raise InputError(f"folds must be 0 (leave one pair out) or 2..{len(tables)} (the "
+                         f"number of dev pairs), not {folds}.")
 
 
 def _forward_backward(candidates: Sequence[str], held_out: Callable[[list[str]], float],
@@ -204,6 +216,9 @@ def _forward_backward(candidates: Sequence[str], held_out: Callable[[list[str]],
             else:
                 options = [(held_out([x for x in chosen if x != m]), m)
                            for m in chosen] if len(chosen) > 1 else []
+            # an undefined objective (NaN) is no option: max() over tuples holding NaN kept the
+            # first one it saw, so an undefined first candidate stopped the whole search
+            options = [(v, m) for v, m in options if not np.isnan(v)]
             if not options:
                 continue
             v, m = max(options)
@@ -218,7 +233,8 @@ def _forward_backward(candidates: Sequence[str], held_out: Callable[[list[str]],
     return chosen
 
 
-def _check_defined(candidates: Sequence[str], train: object, objective: str) -> None:
+def _check_defined(candidates: Sequence[str], train: object, objective: str, advice: str
+                   ) -> None:
     """Refuse a search in which no candidate alone has a defined objective on the dev pairs:
     every comparison would be between undefined numbers, and any set it returned arbitrary."""
     if all(np.isnan(train([m])) for m in candidates):  # type: ignore[operator]
@@ -226,8 +242,7 @@ def _check_defined(candidates: Sequence[str], train: object, objective: str) -> 
             f"no candidate metric has a defined {objective} on the dev pairs: every "
             "correlation is undefined (constant human or metric scores, fewer than two judged "
             "systems" + (", or no segment-level human scores" if objective.startswith("seg")
-                         else "") + "). Add judged systems or pairs, or choose another "
-            "--objective.")
+                         else "") + f"). Add judged systems or pairs, or {advice}.")
 
 
 def format_trace(ms: MetricSet, names: Mapping[str, str] | None = None) -> str:

@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
                          "its file stem or include its file in -i.")
     msg = corpus.empty_line_warning([*refs, *hyps, *([src] if src else [])])
     if msg:
-        warn(msg)
+        warn(msg, advisory=True)  # empty segments are scored as documented: -q silences it
     tokenized_files = tokenized.warn_files([*refs, *hyps])
     data = build_report([r.lines for r in refs], {h.stem: h.lines for h in hyps},
                         args.metrics or DEFAULT_METRICS, base, annotation_options(args),

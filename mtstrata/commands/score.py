@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         prepare_run(args.out, "xx-yy" if args.lp is None else args.lp, built, args.ref)
     msg = corpus.empty_line_warning([*refs, *hyps])
     if msg:
-        warn(msg)
+        warn(msg, advisory=True)  # empty segments are scored as documented: -q silences it
     tokenized.warn_files([*refs, *hyps])
     result = scoring.compute(
         {h.stem: h.lines for h in hyps},

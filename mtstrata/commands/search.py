@@ -19,6 +19,7 @@ from mtstrata.commands.meta import (
     metric_names,
 )
 from mtstrata.commands.options import add_data_options
+from mtstrata.meta.names import dev_names
 
 
 @COMMANDS.register("search")
@@ -113,14 +114,13 @@ def run(args: argparse.Namespace) -> int:
     names = metric_names(specs)
     specs = list(names)
     tables = load_tables(args, specs)
-    dev = [f"{Path(d).resolve().parent.name}/{t.lp}" for d, t in zip(args.data, tables,
-                                                                    strict=True)]
+    dev = dev_names(args.data)  # dataset/pair, two datasets of one folder name kept apart
     if args.learned:
         from mtstrata.combine.learned import fit_learned, format_weights
 
         ls = fit_learned(tables, specs, provenance={
             "mtstrata": __version__, "dev": dev, "names": names,
-            "signatures": set_signatures(tables[0], specs)})
+            **member_record(tables, specs)})
         ls.save(args.out)
         sys.stdout.write(format_weights(ls) + "\n" + _signatures(specs, names, tables)
                          + f"written {args.out}\n")
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         "folds": args.folds,
         "dev": dev,
         "names": {m: names[m] for m in ms.metrics},
-        "signatures": set_signatures(tables[0], ms.metrics),
+        **member_record(tables, ms.metrics),
     })
     ms.save(args.out)
     sys.stdout.write(format_trace(ms, names) + "\n")
@@ -189,8 +189,7 @@ def run_nested(args: argparse.Namespace) -> int:
 
         require_libraries(("scikit-learn",), "search --nested --configs ridge")
     tables = load_tables(args, list(dict.fromkeys([*specs, BASELINE])))
-    dev = [f"{Path(d).resolve().parent.name}/{t.lp}" for d, t in zip(args.data, tables,
-                                                                    strict=True)]
+    dev = dev_names(args.data)  # dataset/pair, two datasets of one folder name kept apart
     res, fitted = nested(tables, dev, procs, outer=args.outer, rule=rule, seg=seg,
                          resamples=args.resamples, seed=args.seed)
     res["pool"] = specs
@@ -198,7 +197,7 @@ def run_nested(args: argparse.Namespace) -> int:
     fitted = dataclasses.replace(fitted, provenance={
         "mtstrata": __version__, "procedure": "search --nested", "dev": dev,
         "names": {m: names.get(m, m) for m in members},
-        "signatures": set_signatures(tables[0], members), "nested": res})
+        **member_record(tables, members), "nested": res})
     fitted.save(args.out)
     if args.format == "json":
         sys.stdout.write(json.dumps(res, indent=1, allow_nan=False, default=_json) + "\n")
@@ -237,6 +236,15 @@ def set_signatures(table: object, specs: Sequence[str]) -> dict[str, str]:
     applies to any number of references)."""
     return {m: re.sub(r"\|nrefs:\d+(?=\|)", "", table.signatures.get(m, ""))  # type: ignore[attr-defined]
             for m in specs}
+
+
+def member_record(tables: Sequence[object], specs: Sequence[str]) -> dict[str, object]:
+    """What a set records of its members (:func:`mtstrata.metrics.members.set_record`): each
+    one's signature, and an external member's score files and their sha256 on every pair."""
+    from mtstrata.metrics.members import set_record
+
+    return set_record(specs, set_signatures(tables[0], specs),
+                      [t.lp for t in tables])  # type: ignore[attr-defined]
 
 
 def _signatures(specs: list[str], names: dict[str, str], tables: list) -> str:  # type: ignore[type-arg]

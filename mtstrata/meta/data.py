@@ -73,8 +73,10 @@ def _float(text: str, path: Path, line: int) -> float:
         raise InputError(f"{text!r} is not a number; the score column must be numeric.",
                          str(path), line) from None
     if not math.isfinite(value):
-        raise InputError(f"{text!r} is not a finite number; human scores must be finite "
-                         "(remove the row or give the score).", str(path), line)
+        what = ("overflows a float (beyond +-1.8e308)" if text.strip().lower().lstrip("+-")
+                not in ("inf", "infinity", "nan") else "is not a finite number")
+        raise InputError(f"{text!r} {what}; human scores must be finite numbers (remove the "
+                         "row or give the score).", str(path), line)
     return value
 
 
@@ -133,8 +135,16 @@ def read_dev_corpus(directory: str | os.PathLike[str], *, only_scored: bool = Tr
         raise InputError(f"no system with a human score: {scores_path.name} has no rows (or "
                          f"none for the outputs in sys/); meta-evaluation needs judged systems.",
                          str(scores_path))
+    seg_rows = _seg_rows(d / "seg_scores.tsv", systems, n, sys_dir, scores_path)
+    return DevCorpus(d.name, refs, systems, sys_human, seg_rows)
+
+
+def _seg_rows(seg_path: Path, systems: dict[str, list[str]], n: int, sys_dir: Path,
+              scores_path: Path) -> list[tuple[str, int, float]]:
+    """The judged rows of ``seg_scores.tsv`` (none without the file), each (system, segment)
+    once: a second judgment of one is refused naming both lines."""
     seg_rows: list[tuple[str, int, float]] = []
-    seg_path = d / "seg_scores.tsv"
+    first: dict[tuple[str, int], int] = {}  # (system, segment) -> the line judging it
     if seg_path.is_file():
         for no, cols in _tsv(seg_path, 3):
             name = cols[0]
@@ -155,8 +165,14 @@ def read_dev_corpus(directory: str | os.PathLike[str], *, only_scored: bool = Tr
             if not 0 <= idx < n:
                 raise InputError(f"segment index {idx} out of range 0..{n - 1} (0-based).",
                                  str(seg_path), no)
+            if (name, idx) in first:  # counted twice, it would weigh twice in every statistic
+                raise InputError(f"system {name!r}, segment {idx} is judged a second time (first "
+                                 f"on line {first[name, idx]}); give each translation one human "
+                                 "score (average repeated ratings into one row).",
+                                 str(seg_path), no)
+            first[name, idx] = no
             seg_rows.append((name, idx, _float(cols[2], seg_path, no)))
-    return DevCorpus(d.name, refs, systems, sys_human, seg_rows)
+    return seg_rows
 
 
 def check_segment_judgments(directories: list[str], what: str) -> None:

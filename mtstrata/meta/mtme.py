@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,10 +40,10 @@ import numpy as np
 
 from mtstrata import signature as _sig
 from mtstrata.errors import InputError
+from mtstrata.metrics.members import LEVELS, locate, parse_file_name  # noqa: F401
 from mtstrata.metrics.provenance import EXTERNAL, external_target, is_external  # noqa: F401
 from mtstrata.output import atomic_write, locked, tsv
 
-LEVELS = ("sys", "domain", "doc", "seg")
 MANIFEST = "mtstrata-metrics.tsv"
 MANIFEST_COLUMNS = ["file_name", "metric", "signature", "segment_signature"]
 
@@ -77,24 +78,6 @@ def ref_label(ref_paths: Sequence[str]) -> str:
             n = f"ref{i}"
         names.append(n)
     return ".".join(names)
-
-
-def parse_file_name(filename: str | os.PathLike[str]) -> tuple[str, tuple[str, ...], str]:
-    """(basename, references, level) of ``NAME-REF.LEVEL.score`` by mt-metrics-eval's rules.
-
-    Raises:
-        InputError: the name is not of that form.
-    """
-    base = os.path.basename(filename)
-    parts = base.rsplit(".", 2)
-    if len(parts) != 3 or parts[2] != "score" or parts[1] not in LEVELS:
-        raise InputError(f"{base}: not an mt-metrics-eval score file name; expected "
-                         "NAME-REF.LEVEL.score with LEVEL one of " + "/".join(LEVELS) + ".")
-    name, sep, refs = parts[0].rpartition("-")
-    if not sep or not name or not refs:
-        raise InputError(f"{base}: the metric name needs a reference suffix (NAME-REF, e.g. "
-                         "BLEU-refA or COMET-src).")
-    return name, tuple(refs.split(".")), parts[1]
 
 
 def read_score_file(path: str | os.PathLike[str], *, note: bool = True
@@ -238,6 +221,14 @@ def prepare_run(out_dir: str | os.PathLike[str] | None, lp: str, metrics_: Seque
     facts = {"nrefs": str(len(ref_paths))}
     sigs = [_sig.add_run_facts(m.signature(), **facts) for m in metrics_]
     check_existing(out_dir, lp, stems, sigs, with_ann=False)  # type: ignore[arg-type]
+    from mtstrata.output import check_output_path
+
+    d = Path(out_dir) / lp  # type: ignore[arg-type]
+    for f in [d / MANIFEST, *(d / f"{stem}.{lv}.score" for stem in stems for lv in ("seg",
+                                                                                  "sys"))]:
+        # every file the run will write, through the guard before the work (not claimed: other
+        # runs replace them meanwhile, and a replaced file's inode may come back as another's)
+        check_output_path(f, claim=False)
     return stems
 
 
@@ -322,26 +313,9 @@ def external_scores(spec: str, lp: str, systems: Sequence[str], n_seg: int
         InputError: no such file, several references to choose from, a system missing, a
             wrong number of segments.
     """
-    target = external_target(spec)
-    directory, _, name = target.rstrip("/").rpartition("/")
-    d = Path(directory or ".") / lp
-    if not name:
-        raise InputError(f"{spec!r}: write external metrics as ext:DIR/NAME (files "
-                         "DIR/<lp>/NAME-REF.seg.score, mt-metrics-eval's layout).")
-    found = {}
-    for p in sorted(d.glob("*.seg.score")):
-        base, refs, _level = parse_file_name(p)
-        full = f"{base}-{'.'.join(refs)}"
-        if name in (base, full):
-            found[full] = p
-    if not found:
-        raise InputError(f"{spec!r}: no {name}-REF.seg.score in {d}; the directory must hold "
-                         "mt-metrics-eval score files <lp>/<NAME>-<REF>.seg.score.")
-    if len(found) > 1:
-        raise InputError(f"{spec!r}: several files in {d} ({', '.join(sorted(found))}); name "
-                         "one with its reference suffix, e.g. ext:DIR/" + sorted(found)[0] + ".")
-    (full, seg_path), = found.items()
+    seg_path, sys_file = locate(spec, lp)
     seg = read_score_file(seg_path)
+    _left_out(seg, systems, seg_path, lp)
     missing = [s for s in systems if s not in seg]
     if missing:
         raise InputError(f"no scores for systems {missing[:5]} (the dev corpus has them).",
@@ -351,13 +325,30 @@ def external_scores(spec: str, lp: str, systems: Sequence[str], n_seg: int
         raise InputError(f"system {bad[0]!r} has {len(seg[bad[0]])} segment scores, the test "
                          f"set {n_seg} segments.", str(seg_path))
     seg_arr = np.array([seg[s] for s in systems], dtype=float)
-    sys_path = seg_path.with_name(f"{full}.sys.score")
-    if sys_path.is_file():
+    if sys_file is not None:
+        sys_path = sys_file
         sys_scores = read_score_file(sys_path)
         absent = [s for s in systems if len(sys_scores.get(s, [])) != 1]
         if absent:
             raise InputError(f"systems {absent[:5]} need exactly one score each.", str(sys_path))
         sys_arr = np.array([sys_scores[s][0] for s in systems], dtype=float)
-    else:
-        sys_arr = np.nanmean(seg_arr, axis=1)
+    else:  # a system whose every segment score is None: an undefined system score
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            sys_arr = np.nanmean(seg_arr, axis=1)
     return sys_arr, seg_arr, str(seg_path)
+
+
+def _left_out(scores: Mapping[str, Any], systems: Sequence[str], path: Path, lp: str) -> None:
+    """The documented rule for rows of systems the pair does not judge (mt-metrics-eval files
+    often score the references and unjudged systems too): left out, with an advisory naming
+    them (silenced by --quiet), never silently."""
+    from mtstrata.console import Advisory
+
+    judged = set(systems)
+    other = [s for s in scores if s not in judged]
+    if other:
+        warnings.warn(f"{path}: rows of {len(other)} system(s) that {lp} does not judge are "
+                      f"left out ({', '.join(map(repr, other[:5]))}"
+                      f"{', ...' if len(other) > 5 else ''}); only judged systems (with a row "
+                      "in sys_scores.tsv) are correlated.", Advisory, stacklevel=3)

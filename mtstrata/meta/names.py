@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from mtstrata import signature as _sig
@@ -71,3 +72,23 @@ def set_signature(path: str | os.PathLike[str], digest: str) -> str:
 
     return _sig.build("ULC", [("set", set_name(str(path), Path(path), digest)),
                               ("sha256", digest)], ULCMetric.definition)
+
+
+def dev_names(dirs: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """``dataset/pair`` of each ``--data`` directory (what ``search`` records as its dev pairs
+    and ``search --nested --outer year`` groups by): the dataset is the directory's parent,
+    named by its folder, and two different parents of one folder name are told apart by as
+    many of their own parents as it takes (``a/y1/de-en``, ``b/y1/de-en``): two datasets
+    never become one (one outer "year", one dev pair listed twice)."""
+    paths = [Path(d).resolve() for d in dirs]
+    parents = list(dict.fromkeys(p.parent for p in paths))
+    depth = 1
+    while len({_tail(p, depth) for p in parents}) < len(parents):
+        depth += 1
+    return [f"{_tail(p.parent, depth)}/{p.name}" for p in paths]
+
+
+def _tail(path: Path, depth: int) -> str:
+    """The last ``depth`` parts of ``path`` (all of it when it has no more)."""
+    parts = path.parts
+    return str(path) if depth >= len(parts) else "/".join(parts[-depth:])

@@ -37,7 +37,7 @@ from mtstrata.errors import InputError
 from mtstrata.meta.data import DevCorpus
 from mtstrata.meta.table import ScoreTable
 from mtstrata.metrics.base import projection
-from mtstrata.output import atomic_write, locked
+from mtstrata.output import atomic_write, locked, note_cache
 
 
 def _projections(metrics: Sequence[object]) -> dict[int, tuple[int, np.ndarray]]:
@@ -169,7 +169,7 @@ def save_table(table: ScoreTable, path: str | os.PathLike[str]) -> None:
     if p.is_symlink() or (p.exists() and not p.is_file() and not p.is_dir()):
         p.unlink()  # a planted entry in the private cache (warned about when read): replaced
     try:
-        atomic_write(p, buf.getvalue())
+        atomic_write(p, buf.getvalue(), cache=True)  # the run's own table (note_cache)
     except OSError as e:
         raise InputError(f"cannot write the score-table cache ({e.strerror}); the previous "
                          "file is unchanged. Free space or pass another --tables directory.",
@@ -177,9 +177,14 @@ def save_table(table: ScoreTable, path: str | os.PathLike[str]) -> None:
 
 
 def load_table(path: str | os.PathLike[str]) -> ScoreTable:
-    """Read a table written by :func:`save_table`."""
+    """Read a table written by :func:`save_table` (an ``.npz`` archive: anything else, a set
+    file written over it for instance, is refused without asking numpy to unpickle it)."""
     try:
-        z = np.load(path)
+        with open(path, "rb") as f:
+            head = f.read(4)
+        if head not in (b"PK\x03\x04", b"PK\x05\x06"):
+            raise ValueError("not an .npz archive, so not a score table mtstrata wrote")
+        z = np.load(path, allow_pickle=False)
         t = ScoreTable(str(z["lp"]), [str(s) for s in z["systems"]], z["sys_human"],
                        z["seg_sys"], z["seg_idx"], z["seg_human"])
         sigs = [str(s) for s in z["signatures"]] if "signatures" in z else []
@@ -260,6 +265,7 @@ def cached_table(lp_dir: str | os.PathLike[str], specs: Sequence[str],
 
     _prepare_dir(Path(cache_dir))
     path = table_path(cache_dir, lp_dir)
+    note_cache(path)  # read and rewritten by this run only: no other output may replace it
     corpus = corpus if corpus is not None else read_dev_corpus(lp_dir)
     specs = list(dict.fromkeys(specs))
     want = dict(zip(specs, metric_signatures_of([create(s) for s in specs], len(corpus.refs),

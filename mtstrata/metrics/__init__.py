@@ -35,6 +35,12 @@ def create(spec: str) -> Metric:
     (:mod:`mtstrata.metrics.ulc`).
     """
     name, sep, rest = spec.strip().partition(":")
+    if sep and name.strip().lower() == "ext":  # not a parameter list: a directory of scores
+        raise ConfigError(
+            f"-m {spec.strip()} names scores computed elsewhere (mt-metrics-eval files "
+            "DIR/<lp>/NAME-REF.seg.score), which only `mtstrata meta` and `mtstrata search` read, "
+            "per language pair of --data; this command computes its metrics: choose them from "
+            "`mtstrata list metrics`.")
     if sep and name.strip().lower() == "ulc" and "=" not in rest:
         if not rest.strip():
             raise ConfigError("'ulc:' needs the path of a metric set: -m ulc:SET.json.")

@@ -82,9 +82,11 @@ class LearnedSet:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the set as JSON (temporary file renamed into place)."""
         p = Path(path)
+        from mtstrata.metrics.members import portable_members
         from mtstrata.output import atomic_write
 
-        atomic_write(p, json.dumps(self.to_dict(), indent=1, allow_nan=False))
+        atomic_write(p, json.dumps(portable_members(self.to_dict(), p), indent=1,
+                                   allow_nan=False))
 
 
 def load_set(data: Mapping[str, Any], path: str) -> LearnedSet:
@@ -118,4 +120,6 @@ def read_set(path: str | os.PathLike[str]) -> LearnedSet:
     _, data = read_set_file(path)  # clear errors for garbled, nested or huge-number files
     if not isinstance(data, dict) or data.get("kind") != "learned":
         raise InputError("not a learned set (no \"kind\": \"learned\").", str(path))
-    return load_set(data, str(path))
+    from mtstrata.metrics.members import resolve_members
+
+    return load_set(resolve_members(data, path), str(path))

@@ -198,14 +198,18 @@ class MetricSet:
         if self.norm != "minmax":  # the default is not written: older files stay as they are
             data["norm"] = self.norm
         data.update(provenance=dict(self.provenance), trace=[_strict(t) for t in self.trace])
+        from mtstrata.metrics.members import portable_members
         from mtstrata.output import atomic_write
 
-        atomic_write(p, json.dumps(data, indent=1, allow_nan=False))
+        # external members' directories relative to the set file (members.py)
+        atomic_write(p, json.dumps(portable_members(data, p), indent=1, allow_nan=False))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MetricSet:
         """Read a set written by :meth:`save`."""
-        return cls.from_dict(read_set_file(path)[1], str(path))
+        from mtstrata.metrics.members import resolve_members
+
+        return cls.from_dict(resolve_members(read_set_file(path)[1], path), str(path))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object], path: str) -> MetricSet:
@@ -347,8 +351,11 @@ KINDS["learned"] = "mtstrata.metrics.learned_set"
 
 def load_set(path: str | os.PathLike[str]) -> tuple[Combiner, str]:
     """A set file of any kind (:data:`SET_KINDS`) and the sha256 of its bytes."""
+    from mtstrata.metrics.members import resolve_members
+
     raw, data = read_set_file(path)
     digest = hashlib.sha256(raw).hexdigest()
+    data = resolve_members(data, path)  # external members: relative to the set file
     kind = data.get("kind", "ulc")
     if not isinstance(kind, str) or not re.fullmatch(r"[a-z_]+", kind):
         raise InputError(f"unknown set kind {kind!r}; a set's \"kind\" is one of "

@@ -54,6 +54,7 @@ from mtstrata import signature as _sig
 from mtstrata.errors import ConfigError, UnknownNameError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import Metric, MetricBase, code_facts
+from mtstrata.metrics.members import check_records
 from mtstrata.metrics.provenance import build_members, check_members, is_external, plan_for
 from mtstrata.metrics.setfile import Combiner, load_set
 from mtstrata.registry import Registry
@@ -172,6 +173,8 @@ class ULCMetric(MetricBase):
                               f"names {self.norm!r}: use the set file the signature was made "
                               "with.")
         specs = tuple(combiner.metrics)
+        # every member against the set's record first (one check for every kind of member)
+        check_records(specs, combiner.provenance, str(path), external=False)
         members = build_members(specs, str(path))
         # the annotation facts are checked when the run's plan is known (check_run)
         check_members(specs, members, _saved(combiner), str(path), annotated=False)
@@ -314,10 +317,11 @@ def is_set_spec(spec: str) -> bool:
 
 def check_set(combiner: Combiner, path: str | Path, options: Any = None) -> None:
     """The member check of ``-m ulc:SET`` for a set read by ``meta --ulc`` (any kind), under
-    the run's annotation ``options``. External members (``ext:``, scores read from files) are
-    not computed here, and a nested set checks its own members when it is computed."""
-    specs = [s for s in combiner.metrics
-             if not (is_external(s) or is_set_spec(s))]
+    the run's annotation ``options``: every member against the set's record
+    (:func:`mtstrata.metrics.members.check_records`: external members' score files by their
+    sha256, nested sets refused), then the computed members' signatures."""
+    check_records(combiner.metrics, combiner.provenance, str(path), external=True)
+    specs = [s for s in combiner.metrics if not is_external(s)]
     members = build_members(specs, str(path))
     check_members(specs, members, _saved(combiner), str(path), plan_for(members, options))
 
