@@ -26,6 +26,17 @@ definitions, and its significance clusters:
   metrics sorted by decreasing statistic; a metric starts a new rank when a metric of its
   current rank (listed before it) correlates significantly better (p <= alpha).
 
+**Ties by a rule.** For discrete statistics many resamples equal delta mathematically (with 14
+systems pairwise accuracy moves in steps of 1/91), and ``d >= delta`` in floating point would
+count an arbitrary subset of them. Here the observed statistic and the resampled ones come from
+the same code, and a resampled difference equal to delta counts on both sides ("at least" and
+"at most"): as integers for pairwise accuracy (:func:`steps_of`), within :data:`TIE_TOL` for
+the correlations. So two statistics that are affine functions of each other (tau-b and
+accuracy without ties) give the same p, and p can only be larger than with ties dropped, by the
+tie share. mt-metrics-eval compares floats (``c2 - c1 >= delta``); this is a deliberate
+difference (WMT17 de-en, METEOR-sy vs chrF: Kendall p 0.892 but accuracy p 0.760 from the same
+permutations before the rule).
+
 The resampled statistics are vectorised over the resamples where that is cheap (Pearson,
 Spearman, system-level Kendall and pairwise accuracy, item-wise Kendall: equal to the
 statistic row by row, tested). ``meta --versus`` runs these over its tables:
@@ -77,10 +88,16 @@ class SigDiff:
 
 def zscore(x: np.ndarray) -> np.ndarray:
     """(x - mean) / std (population std, scipy's ``zscore``); a constant side is centred only
-    (its statistic is undefined whatever the scale)."""
+    (its statistic is undefined whatever the scale). Overflow-safe: the scores are first
+    divided by their largest magnitude (the z-scores do not depend on the scale), so one finite
+    but huge score (1e200, whose square overflows) gives finite z-scores, not NaN."""
     x = np.asarray(x, float)
-    sd = x.std()
-    return (x - x.mean()) / (sd if sd > 0 else 1.0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        big = np.abs(x).max() if x.size else 0.0
+        if np.isfinite(big) and big > 0:
+            x = x / big
+        sd = x.std()
+        return (x - x.mean()) / (sd if sd > 0 else 1.0)
 
 
 def grouped(stat: Statistic) -> GroupedStatistic:
@@ -130,21 +147,22 @@ def _itemwise_rows(x: np.ndarray, human: np.ndarray, groups: np.ndarray) -> np.n
         return np.where(ok.any(1), np.where(ok, t, 0.0).sum(1) / ok.sum(1), np.nan)
 
 
-def _on_hybrids(stat: Statistic, fn: GroupedStatistic, x: np.ndarray, human: np.ndarray,
-                groups: np.ndarray | None) -> np.ndarray:
-    """The statistic of every row of ``x`` (resamples x items), 0 where it is undefined
-    (mt-metrics-eval's convention for a resample). Pearson, Spearman, short-row Kendall and
-    pairwise accuracy, and item-wise Kendall are vectorised over the rows (the same numbers as
-    the statistic row by row, tested); anything else is computed row by row."""
+def _on_rows(stat: Statistic, fn: GroupedStatistic, x: np.ndarray, human: np.ndarray,
+             groups: np.ndarray | None) -> np.ndarray:
+    """The statistic of every row of ``x`` (rows x items), NaN where it is undefined. Pearson,
+    Spearman, short-row Kendall and pairwise accuracy, and item-wise Kendall are vectorised
+    over the rows (the same numbers as the statistic row by row, tested); anything else is
+    computed row by row. The observed statistics and the resampled ones both come from here:
+    one code path, so equal values are equal floats."""
     from mtstrata.meta.stats import _row_counts, _sps, _tau, pairwise_accuracy, spearman
 
     n = x.shape[1]
     if groups is None and stat in (pearson, spearman):
         if stat is spearman:
             x, human = _sps().rankdata(x, axis=1), _sps().rankdata(human)
-        vals = _pearson_rows(x, np.broadcast_to(human, x.shape))
-    elif (groups is None and stat in (kendall, pairwise_accuracy)
-          and 0 < n * (n - 1) // 2 <= ROW_PAIRS):
+        return _pearson_rows(x, np.broadcast_to(human, x.shape))
+    if (groups is None and stat in (kendall, pairwise_accuracy)
+            and 0 < n * (n - 1) // 2 <= ROW_PAIRS):
         step = max(1, CHUNK // (n * (n - 1) // 2))
         parts = []
         for b in range(0, len(x), step):
@@ -152,12 +170,52 @@ def _on_hybrids(stat: Statistic, fn: GroupedStatistic, x: np.ndarray, human: np.
             with np.errstate(invalid="ignore", divide="ignore"):
                 parts.append(_tau(c, "b") if stat is kendall else np.where(
                     c.pairs > 0, (c.concordant + c.both_ties) / c.pairs, np.nan))
-        vals = np.concatenate(parts)
-    elif groups is not None and stat is kendall:
-        vals = _itemwise_rows(x, human, groups)
-    else:
-        vals = np.array([fn(row, human, groups) for row in x], float)
-    return np.nan_to_num(vals, nan=0.0)
+        return np.concatenate(parts)
+    if groups is not None and stat is kendall:
+        return _itemwise_rows(x, human, groups)
+    return np.array([fn(row, human, groups) for row in x], float)
+
+
+def _on_hybrids(stat: Statistic, fn: GroupedStatistic, x: np.ndarray, human: np.ndarray,
+                groups: np.ndarray | None) -> np.ndarray:
+    """:func:`_on_rows` with an undefined statistic counted as 0 (mt-metrics-eval's convention
+    for a resample)."""
+    return np.nan_to_num(_on_rows(stat, fn, x, human, groups), nan=0.0)
+
+
+#: the tie rule of every permutation p-value here: a resampled difference within TIE_TOL of
+#: the observed one is equal to it, counted on both sides (at least and at most delta). The
+#: statistics lie in [-1, 1] and are computed with an error of about n x 1e-16; the steps
+#: between their distinct values (2/n0 for tau-b without ties, 12/(n(n^2-1)) for Spearman)
+#: are far above 1e-9 for the sizes tested. Counting statistics compare integers instead.
+TIE_TOL = 1e-9
+
+
+def steps_of(stat: Statistic, n_items: int, groups: np.ndarray | None = None) -> int | None:
+    """The number of steps per unit of a counting statistic (its values times this number are
+    integers: pairwise accuracy over n items, n(n-1)/2), or None for a continuous one."""
+    from mtstrata.meta.stats import pairwise_accuracy
+
+    if stat is pairwise_accuracy and groups is None and n_items >= 2:
+        return n_items * (n_items - 1) // 2
+    return None
+
+
+def at_least(draws: np.ndarray, delta: float, steps: int | None = None) -> np.ndarray:
+    """Which resampled differences are at least ``delta`` under the tie rule: as integers
+    (``steps`` per unit: a counting statistic) or within :data:`TIE_TOL`."""
+    draws = np.asarray(draws, float)
+    if steps:
+        return np.rint(draws * steps) >= round(delta * steps)
+    return draws >= delta - TIE_TOL
+
+
+def at_most(draws: np.ndarray, delta: float, steps: int | None = None) -> np.ndarray:
+    """Which resampled differences are at most ``delta`` under the tie rule."""
+    draws = np.asarray(draws, float)
+    if steps:
+        return np.rint(draws * steps) <= round(delta * steps)
+    return draws <= delta + TIE_TOL
 
 
 def _swaps(n_items: int, k: int, seed: int) -> Iterator[np.ndarray]:
@@ -174,13 +232,17 @@ def perm_both_draws(stat: Statistic, human: np.ndarray, metric: np.ndarray,
                     seed: int = 12345) -> tuple[float, np.ndarray]:
     """(observed delta, the ``k`` resampled hybrid differences) of PERM-BOTH; items with a
     NaN on any side are left out first (mt-metrics-eval's filtering of missing gold scores).
-    The delta is NaN (and no resample is drawn) when either statistic is undefined."""
+    The delta is NaN (and no resample is drawn) when either statistic is undefined. The delta
+    and the resamples come from the same code (:func:`_on_rows`)."""
     human, metric, versus = (np.asarray(a, float).ravel() for a in (human, metric, versus))
     keep = ~(np.isnan(human) | np.isnan(metric) | np.isnan(versus))
     groups = None if groups is None else np.asarray(groups).ravel()[keep]
     human, a, b = human[keep], zscore(metric[keep]), zscore(versus[keep])
     fn = grouped(stat)
-    delta = fn(a, human, groups) - fn(b, human, groups)
+    if not human.size:
+        return float("nan"), np.empty(0)
+    obs = _on_rows(stat, fn, np.vstack([a, b]), human, groups)
+    delta = float(obs[0] - obs[1])
     if math.isnan(delta):
         return delta, np.empty(0)
     diffs = []
@@ -197,11 +259,18 @@ def perm_both(stat: Statistic, human: np.ndarray, metric: np.ndarray, versus: np
     """PERM-BOTH: (delta = stat(metric) - stat(versus), p for "metric better", p for "versus
     better"). Both p-values come from the same resamples: a swap and its complement are
     equally likely, so the differences are symmetric under the null and "versus better" is
-    the share at most ``delta``. NaN p-values when delta is undefined."""
+    the share at most ``delta``. Resampled differences equal to delta (:func:`at_least`: as
+    integers for a counting statistic, within :data:`TIE_TOL` otherwise) count on both sides,
+    so two statistics that are affine functions of each other give the same p. NaN p-values
+    when delta is undefined."""
     delta, d = perm_both_draws(stat, human, metric, versus, groups=groups, k=k, seed=seed)
     if math.isnan(delta):
         return delta, float("nan"), float("nan")
-    return delta, float((d >= delta).mean()), float((d <= delta).mean())
+    n = int((~(np.isnan(np.asarray(human, float)) | np.isnan(np.asarray(metric, float))
+               | np.isnan(np.asarray(versus, float)))).sum())
+    steps = steps_of(stat, n, groups)
+    return (delta, float(at_least(d, delta, steps).mean()),
+            float(at_most(d, delta, steps).mean()))
 
 
 def williams(human: np.ndarray, metric: np.ndarray, versus: np.ndarray
