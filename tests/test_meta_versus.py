@@ -149,7 +149,7 @@ def test_every_record_carries_its_counts_and_the_averaging_is_named(tmp_path, ca
     text = _meta(tmp_path, capsys, "--data", *map(str, dirs), "-m", "chrf", fmt="text")
     assert "avg: unweighted mean over language pairs" in text
     assert "pooled: pairwise accuracy pooled over all system pairs" in text
-    assert "! few items:" in text and "systems  segments  items" in text
+    assert "! warnings:" in text and "systems  segments  items" in text
 
 
 def test_wmt17_pooled_accuracy_and_the_cs_en_warning(tmp_path, capsys):

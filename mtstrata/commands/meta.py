@@ -263,13 +263,8 @@ def run(args: argparse.Namespace) -> int:
     from mtstrata.commands import _options
     from mtstrata.commands.options import run_options
     from mtstrata.errors import InputError
-    from mtstrata.meta.records import (
-        format_records,
-        format_tsv,
-        pooled_accuracy,
-        table_records,
-        with_average,
-    )
+    from mtstrata.meta.record_text import format_records, format_tsv
+    from mtstrata.meta.records import pooled_accuracy, table_records, with_average
     from mtstrata.meta.table_cache import metric_signatures_of
     from mtstrata.meta.versus import (
         format_tests,
