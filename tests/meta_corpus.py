@@ -15,7 +15,8 @@ JUDGED = {**{i: SYSTEMS for i in range(6)}, 6: ["sa", "sc"], 7: ["sb", "sd"], 8:
           9: ["sb"], 10: ["sc"]}
 
 
-def write(root: Path, lp: str = "xx-en", seed: int = 0) -> tuple[Path, Path, dict]:
+def write(root: Path, lp: str = "xx-en", seed: int = 0, noise: tuple[float, float] = (0.2, 0.4)
+          ) -> tuple[Path, Path, dict]:
     """(the pair's directory, the external metrics' directory, the arrays written:
     "human" and each metric as (systems x segments), NaN unjudged)."""
     rng = np.random.default_rng(seed)
@@ -40,8 +41,8 @@ def write(root: Path, lp: str = "xx-en", seed: int = 0) -> tuple[Path, Path, dic
     (ext / lp).mkdir(parents=True)
     out = {"human": human}
     base = np.nan_to_num(human, nan=50.0) / 100
-    for name, noise in (("MA", 0.2), ("MB", 0.4)):
-        m = np.round(base + rng.normal(scale=noise, size=base.shape), 2)
+    for name, scale in zip(("MA", "MB"), noise, strict=True):
+        m = np.round(base + rng.normal(scale=scale, size=base.shape), 2)
         out[name] = m
         (ext / lp / f"{name}-refA.seg.score").write_text("".join(
             f"{s}\t{m[k, i]}\n" for k, s in enumerate(SYSTEMS) for i in range(N_SEG)),

@@ -5,11 +5,15 @@ clusters, and the command's outputs and refusals."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
+from mtstrata.cli import main
 from mtstrata.meta import protocol_run as pr
 from mtstrata.meta.protocols import PROTOCOLS, Task, TaskDef, normalised, tasks
+from tests import meta_corpus
 from tests.meta_data import REF_NAMES, TRAINED, reference, wmt21
 
 
@@ -104,3 +108,72 @@ def test_wmt24_on_wmt21_enru_ranks_as_mt_metrics_eval():
         assert res.results[1].values[m] == pytest.approx(ref["acc_eq_item"][REF_NAMES[m]],
                                                          abs=1e-12)
     assert res.ranks == {m: i for i, m in enumerate(res.average, start=1)}  # k = 0
+
+
+@pytest.fixture(scope="module")
+def two_pairs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("protocol")
+    dirs = [meta_corpus.write(tmp, lp, seed=i)[0] for i, lp in enumerate(("aa-en", "bb-en"))]
+    ext = tmp / "ext"
+    return ["--data", *map(str, dirs), "-m", f"ext:{ext}/MA", f"ext:{ext}/MB", "--tables",
+            str(tmp / "t"), "-q"]
+
+
+def test_wmt23_protocol_outputs(two_pairs, capsys):
+    assert main(["meta", *two_pairs, "--protocol", "wmt23", "--resamples", "200", "-f",
+                 "json"]) == 0
+    recs = json.loads(capsys.readouterr().out)
+    per = [r for r in recs if r.get("task") != "average" and "value" in r]
+    assert {r["task"] for r in per} == set(range(1, 8))  # pooled + 3 per pair
+    assert sum({r["task"]: r["weight"] for r in per}.values()) == pytest.approx(1.0)
+    avg = {r["metric"]: r for r in recs if r.get("task") == "average" and "value" in r}
+    for m, a in avg.items():
+        mine = [r for r in per if r["metric"] == m]
+        lo = {"pearson": -1.0}
+        want = sum(r["weight"] * (r["value"] - lo.get(r["statistic"], 0.0))
+                   / (1 - lo.get(r["statistic"], 0.0)) for r in mine)
+        assert a["value"] == pytest.approx(want, abs=1e-12)
+        assert a["rank"] >= 1 and a["resamples"] == 200
+    tests = [r for r in recs if "versus" in r]
+    assert tests and all(0 <= r["p"] <= 1 for r in tests)
+    assert all(r["resamples"] <= 200 for r in tests if r["task"] != "average")
+    assert main(["meta", *two_pairs, "--protocol", "wmt23", "--resamples", "0"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("wmt23 protocol (mt-metrics-eval tasks.WMT23;")
+    assert "all sys.accuracy" in text and "no significance test" in text
+    assert "differences from mt-metrics-eval:" in text
+    assert main(["meta", *two_pairs, "--protocol", "wmt24", "--resamples", "0",
+                 "-f", "tsv"]) == 0
+    head = capsys.readouterr().out.splitlines()[0].split("\t")
+    assert head[:4] == ["protocol", "metric", "rank", "avg"]
+    assert "task1:aa-en sys.spa" in head
+
+
+@pytest.mark.parametrize(("more", "needles"), [
+    (["--protocol", "wmt24", "--versus", "all"], ["--versus", "do nothing"]),
+    (["--protocol", "wmt24", "--bootstrap", "10"], ["--bootstrap", "do nothing"]),
+    (["--resamples", "10"], ["--resamples", "--versus or --protocol"]),
+    (["--protocol", "wmt24", "--resamples", "-1"], ["--resamples", "0..100,000"]),
+])
+def test_bad_protocol_options_are_refused(two_pairs, capsys, more, needles):
+    assert main(["meta", *two_pairs, *more]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") <= 2, err
+    for n in needles:
+        assert n in err, err
+
+
+def test_an_unknown_protocol_is_a_usage_error(two_pairs, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["meta", *two_pairs, "--protocol", "wmt99"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'wmt99'" in capsys.readouterr().err
+
+
+def test_protocol_needs_segment_judgments(tmp_path, capsys):
+    d, ext, _ = meta_corpus.write(tmp_path)
+    (d / "seg_scores.tsv").write_text("system\tsegment_index\thuman_score\n")
+    assert main(["meta", "--data", str(d), "-m", f"ext:{ext}/MA", f"ext:{ext}/MB",
+                 "--tables", str(tmp_path / "t"), "-q", "--protocol", "wmt24"]) == 2
+    err = capsys.readouterr().err
+    assert "--protocol wmt24 needs segment-level human scores" in err
