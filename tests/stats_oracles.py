@@ -78,7 +78,8 @@ def mtme_agreement(metric, human):
     return agree / pairs if pairs else float("nan")
 
 
-def mtme_permutation_sig_diff(gold, scores1, scores2, corr_fcn, lens=None, k=1000, seed=0):
+def mtme_permutation_sig_diff(gold, scores1, scores2, corr_fcn, lens=None, k=1000, seed=0,
+                              masks=None, tol=0.0):
     """mt-metrics-eval's ``stats.PermutationSigDiff`` (PERM-BOTH), written again from its
     algorithm for the tests (mt_metrics_eval is not on PyPI): gold and the two metrics' scores
     as flat vectors with the group sizes ``lens`` (one group: no averaging); both metrics
@@ -86,7 +87,11 @@ def mtme_permutation_sig_diff(gold, scores1, scores2, corr_fcn, lens=None, k=100
     (``binomial(1, 0.5)``) to swap the metrics there; the correlation of a group with a
     constant side is NaN, NaN groups are dropped from the average and an empty average is 0;
     p = share of draws with corr(hybrid2) - corr(hybrid1) >= delta, for "metric 2 correlates
-    better than metric 1". No early stop (its default block equals k = 1000)."""
+    better than metric 1". No early stop (its default block equals k = 1000).
+
+    ``masks`` (k x items booleans) replaces the coins (True: w1 = 1), to replay another
+    implementation's draws; ``tol`` counts draws within it of delta (a tie rule). Groups of one
+    item are left out of the loop (their correlation is NaN, dropped: the same average)."""
     import scipy.stats
 
     gold = np.asarray(gold, float)
@@ -94,7 +99,7 @@ def mtme_permutation_sig_diff(gold, scores1, scores2, corr_fcn, lens=None, k=100
     m2 = scipy.stats.zscore(np.asarray(scores2, float))
     lens = [len(gold)] if lens is None else list(lens)
     starts = np.r_[0, np.cumsum(lens)]
-    bounds = list(zip(starts[:-1], starts[1:], strict=True))
+    bounds = [(b, e) for b, e in zip(starts[:-1], starts[1:], strict=True) if e - b >= 2]
 
     def corr(ms):
         vals = []
@@ -111,11 +116,11 @@ def mtme_permutation_sig_diff(gold, scores1, scores2, corr_fcn, lens=None, k=100
     rng = np.random.RandomState(seed)
     delta = corr(m2) - corr(m1)
     large = 0
-    for _ in range(k):
-        w1 = rng.binomial(1, 0.5, len(m1))
+    for i in range(k):
+        w1 = rng.binomial(1, 0.5, len(m1)) if masks is None else masks[i].astype(int)
         w2 = 1 - w1
         c1, c2 = corr(w1 * m1 + w2 * m2), corr(w2 * m1 + w1 * m2)
-        large += c2 - c1 >= delta
+        large += c2 - c1 >= delta - tol
     return large / k, delta
 
 
