@@ -142,12 +142,15 @@ PROTOCOL_NAMES = ("wmt23", "wmt24", "wmt24-on-wmt23", "wmt25")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "meta", formatter_class=Formatter, help="correlate metrics with human judgments",
-        description="System-level Pearson/Spearman/Kendall/pairwise accuracy and segment-level "
-        "Pearson/Kendall of each metric (and of saved ULC sets) per language pair, averaged "
-        "(unweighted over pairs) and, for pairwise accuracy, pooled over all system pairs; "
-        "each record with the systems, judged segments and items it rests on; Pearson with a "
-        "seeded percentile bootstrap interval. --versus tests metric against metric "
-        "(PERM-BOTH, Williams) with significance clusters.")
+        description="System-level Pearson/Spearman/Kendall/pairwise accuracy and soft "
+        "pairwise accuracy (SPA), segment-level Pearson/Kendall and tie-calibrated pairwise "
+        "accuracy (acc_eq, by item, by system and flat) of each metric (and of saved ULC sets) "
+        "per language pair, averaged (unweighted over pairs) and, for pairwise accuracy, "
+        "pooled over all system pairs; each record with the systems, judged segments, items "
+        "or pairs it rests on; Pearson with a seeded percentile bootstrap interval. --versus "
+        "tests metric against metric (PERM-BOTH, pair swaps for acc_eq, Williams) with "
+        "significance clusters; --protocol runs a WMT metrics task's protocol. See "
+        "docs/meta-evaluation.md.")
     add_data_options(p)
     p.add_argument("--ulc", nargs="+", default=[], metavar="SET.json",
                    help="metric sets written by 'mtstrata search --out'")
@@ -162,9 +165,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "METRIC (a name or -m spec of this run), or 'all': every pair, both ways, "
                    "with significance clusters. Each statistic of both levels by the PERM-BOTH "
                    "permutation test (Deutsch et al. 2021, mt-metrics-eval's "
-                   "PermutationSigDiff, with the statistic's own grouping), Pearson also by "
-                   "Williams' test (one-sided); p is for 'metric correlates better than "
-                   "versus'")
+                   "PermutationSigDiff, with the statistic's own grouping; item-wise acc_eq "
+                   "by swapping pair outcomes), Pearson also by Williams' test (one-sided, on "
+                   "the rows both metrics score); p is for 'metric correlates better than "
+                   "versus', resampled differences equal to delta counted")
     p.add_argument("--resamples", type=int, default=None, metavar="N",
                    help="with --versus: permutations of each test (1..100,000, default 1000); "
                    "with --protocol: the most resamples of each significance test (0: none, "

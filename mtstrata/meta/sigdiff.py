@@ -21,7 +21,12 @@ definitions, and its significance clusters:
   K = 1 - r1^2 - r2^2 - r12^2 + 2 r1 r2 r12, and the one-sided p is the Student t survival
   function of t with n - 3 degrees of freedom (scipy). mt-metrics-eval takes |t| (the p of
   whichever metric is ahead); here the sign is kept, so ``p`` always reads "A better than B":
-  it is mt-metrics-eval's p when A is ahead and 1 minus it when A is behind.
+  it is mt-metrics-eval's p when A is ahead and 1 minus it when A is behind. Two deliberate
+  differences: r1, r2, r12 and n come from the items judged with both metrics (mt-metrics-eval
+  takes r12 over every cell and counts unjudged cells in n, so its p is too small: WMT17 de-en
+  segments, chrF vs METEOR-sy, 0.000 there and 0.203 here); and a constant metric's
+  correlation is undefined, so its test is NaN (mt-metrics-eval counts it r = 0 and returns a
+  finite p).
 * **Clusters** (mt-metrics-eval's ``AssignRanks``, the ranks of the WMT metrics tasks):
   metrics sorted by decreasing statistic; a metric starts a new rank when a metric of its
   current rank (listed before it) correlates significantly better (p <= alpha).
@@ -46,7 +51,7 @@ statistic row by row, tested). ``meta --versus`` runs these over its tables:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -276,9 +281,10 @@ def perm_both(stat: Statistic, human: np.ndarray, metric: np.ndarray, versus: np
 def williams(human: np.ndarray, metric: np.ndarray, versus: np.ndarray
              ) -> tuple[float, float, float]:
     """Williams' test of two dependent Pearson correlations sharing the human side:
-    (delta = r(metric) - r(versus), one-sided p for "metric better", for "versus better").
-    NaN when a correlation is undefined, fewer than four items, or K < 0 (rounding with
-    |r| = 1)."""
+    (delta = r(metric) - r(versus), one-sided p for "metric better", for "versus better"),
+    on the items where all three scores are present (n counts those only). NaN when a
+    correlation is undefined (a constant metric: mt-metrics-eval takes r = 0), fewer than four
+    items, or K < 0 (rounding with |r| = 1)."""
     human, metric, versus = (np.asarray(a, float).ravel() for a in (human, metric, versus))
     keep = ~(np.isnan(human) | np.isnan(metric) | np.isnan(versus))
     human, metric, versus = human[keep], metric[keep], versus[keep]
@@ -310,90 +316,4 @@ def ranks(values: dict[str, float], p_better: Callable[[str, str], float],
         if any(p_better(order[j], m) <= alpha for j in range(start, i)):
             rank, start = rank + 1, i
         out[m] = rank
-    return out
-
-
-def pairs_to_test(names: Sequence[str], versus: str) -> list[tuple[str, str]]:
-    """(metric, versus) pairs: every other metric against ``versus``, or with ``"all"`` every
-    ordered pair (both directions: a p for each metric being the better)."""
-    if versus == "all":
-        return [(a, b) for a in names for b in names if a != b]
-    return [(a, versus) for a in names if a != versus]
-
-
-def _stat_table() -> dict[tuple[str, str], tuple[Statistic, bool]]:
-    """(level, statistic as the correlation records name it) -> (statistic, grouped by
-    item): every statistic ``meta`` reports, with its grouping."""
-    from mtstrata.meta.stats import pairwise_accuracy, spearman
-
-    return {("sys", "pearson"): (pearson, False), ("sys", "spearman"): (spearman, False),
-            ("sys", "kendall"): (kendall, False), ("sys", "accuracy"): (pairwise_accuracy, False),
-            ("seg", "pearson"): (pearson, False), ("seg", "kendall_flat"): (kendall, False),
-            ("seg", "kendall_itemwise"): (kendall, True)}
-
-
-def table_tests(lp: str, sys_human: np.ndarray, seg_human: np.ndarray, seg_idx: np.ndarray,
-                arrays: dict[str, tuple[np.ndarray, np.ndarray]],
-                pairs: Sequence[tuple[str, str]], *, k: int = 1000, seed: int = 12345
-                ) -> list[SigDiff]:
-    """Every test of one language pair: for each statistic of ``meta`` (segment level only with
-    segment judgments), PERM-BOTH for every (metric, versus) of ``pairs``, and Williams' test
-    for Pearson. ``arrays``: name -> oriented (system scores, judged segment scores). Each
-    unordered pair is resampled once, with a generator seeded afresh (``seed``): both
-    directions come from the same draws."""
-    out: list[SigDiff] = []
-    for (level, name), (stat, by_item) in _stat_table().items():
-        if level == "seg" and not len(seg_human):
-            continue
-        human = sys_human if level == "sys" else seg_human
-        col = 0 if level == "sys" else 1
-        perm: dict[tuple[str, str], tuple[float, float]] = {}
-        will: dict[tuple[str, str], tuple[float, float]] = {}
-        for a, b in pairs:
-            if (a, b) not in perm:
-                d, pa, pb = perm_both(stat, human, arrays[a][col], arrays[b][col],
-                                      groups=seg_idx if by_item else None, k=k, seed=seed)
-                perm[(a, b)], perm[(b, a)] = (d, pa), (-d, pb)
-                if name == "pearson":
-                    d, pa, pb = williams(human, arrays[a][col], arrays[b][col])
-                    will[(a, b)], will[(b, a)] = (d, pa), (-d, pb)
-            out.append(SigDiff(lp, level, name, "perm-both", a, b, *perm[(a, b)], k))
-            if name == "pearson":
-                out.append(SigDiff(lp, level, name, "williams", a, b, *will[(a, b)]))
-    return out
-
-
-@dataclass(frozen=True)
-class Rank:
-    """A metric's significance cluster on one statistic of one pair (1: the top cluster)."""
-
-    lp: str
-    level: str
-    statistic: str
-    ranked_by: str  # the test: "perm-both" or "williams"
-    metric: str
-    rank: int
-    alpha: float = 0.05
-
-    def to_dict(self) -> dict[str, object]:
-        return {f: getattr(self, f) for f in ("lp", "level", "statistic", "ranked_by", "metric",
-                                              "rank", "alpha")}
-
-
-def clusters(tests: Sequence[SigDiff], values: dict[tuple[str, str, str, str], float],
-             alpha: float = 0.05) -> list[Rank]:
-    """Significance clusters of every (lp, level, statistic, test) whose tests cover every
-    ordered pair of its metrics (``--versus all``). ``values``: (lp, metric, level, statistic)
-    -> the correlation."""
-    groups: dict[tuple[str, str, str, str], dict[tuple[str, str], float]] = {}
-    for t in tests:
-        groups.setdefault((t.lp, t.level, t.statistic, t.test), {})[(t.metric, t.versus)] = t.p
-    out: list[Rank] = []
-    for (lp, level, stat, test), ps in groups.items():
-        names = sorted({m for pair in ps for m in pair})
-        if len(ps) != len(names) * (len(names) - 1):
-            continue  # not every pair tested
-        vals = {m: values.get((lp, m, level, stat), float("nan")) for m in names}
-        got = ranks(vals, lambda a, b, ps=ps: ps[(a, b)], alpha)
-        out += [Rank(lp, level, stat, test, m, r, alpha) for m, r in got.items()]
     return out

@@ -1,15 +1,104 @@
-"""``meta --versus``: the metric-vs-metric tests of :mod:`mtstrata.meta.sigdiff` run over
-``meta``'s score tables, the ``--versus`` option resolved, and the tests and clusters as text
-and TSV (JSON: each record's ``to_dict``)."""
+"""``meta --versus``: the metric-vs-metric tests of :mod:`mtstrata.meta.sigdiff` (and of SPA
+and acc_eq: :mod:`mtstrata.meta.spa`, :mod:`mtstrata.meta.acc_eq`) run over ``meta``'s score
+tables, the significance clusters (:class:`Rank`), the ``--versus`` option resolved, and the
+tests and clusters as text and TSV (JSON: each record's ``to_dict``)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from mtstrata.meta.sigdiff import Rank, SigDiff, clusters, pairs_to_test, table_tests
+from mtstrata.meta.sigdiff import SigDiff, Statistic, perm_both, ranks, williams
+from mtstrata.meta.stats import kendall, pearson
+
+
+def pairs_to_test(names: Sequence[str], versus: str) -> list[tuple[str, str]]:
+    """(metric, versus) pairs: every other metric against ``versus``, or with ``"all"`` every
+    ordered pair (both directions: a p for each metric being the better)."""
+    if versus == "all":
+        return [(a, b) for a in names for b in names if a != b]
+    return [(a, versus) for a in names if a != versus]
+
+
+def _stat_table() -> dict[tuple[str, str], tuple[Statistic, bool]]:
+    """(level, statistic as the correlation records name it) -> (statistic, grouped by
+    item): every statistic ``meta`` reports, with its grouping."""
+    from mtstrata.meta.stats import pairwise_accuracy, spearman
+
+    return {("sys", "pearson"): (pearson, False), ("sys", "spearman"): (spearman, False),
+            ("sys", "kendall"): (kendall, False), ("sys", "accuracy"): (pairwise_accuracy, False),
+            ("seg", "pearson"): (pearson, False), ("seg", "kendall_flat"): (kendall, False),
+            ("seg", "kendall_itemwise"): (kendall, True)}
+
+
+def table_tests(lp: str, sys_human: np.ndarray, seg_human: np.ndarray, seg_idx: np.ndarray,
+                arrays: dict[str, tuple[np.ndarray, np.ndarray]],
+                pairs: Sequence[tuple[str, str]], *, k: int = 1000, seed: int = 12345
+                ) -> list[SigDiff]:
+    """Every test of one language pair: for each statistic of ``meta`` (segment level only with
+    segment judgments), PERM-BOTH for every (metric, versus) of ``pairs``, and Williams' test
+    for Pearson. ``arrays``: name -> oriented (system scores, judged segment scores). Each
+    unordered pair is resampled once, with a generator seeded afresh (``seed``): both
+    directions come from the same draws."""
+    out: list[SigDiff] = []
+    for (level, name), (stat, by_item) in _stat_table().items():
+        if level == "seg" and not len(seg_human):
+            continue
+        human = sys_human if level == "sys" else seg_human
+        col = 0 if level == "sys" else 1
+        perm: dict[tuple[str, str], tuple[float, float]] = {}
+        will: dict[tuple[str, str], tuple[float, float]] = {}
+        for a, b in pairs:
+            if (a, b) not in perm:
+                d, pa, pb = perm_both(stat, human, arrays[a][col], arrays[b][col],
+                                      groups=seg_idx if by_item else None, k=k, seed=seed)
+                perm[(a, b)], perm[(b, a)] = (d, pa), (-d, pb)
+                if name == "pearson":
+                    d, pa, pb = williams(human, arrays[a][col], arrays[b][col])
+                    will[(a, b)], will[(b, a)] = (d, pa), (-d, pb)
+            out.append(SigDiff(lp, level, name, "perm-both", a, b, *perm[(a, b)], k))
+            if name == "pearson":
+                out.append(SigDiff(lp, level, name, "williams", a, b, *will[(a, b)]))
+    return out
+
+
+@dataclass(frozen=True)
+class Rank:
+    """A metric's significance cluster on one statistic of one pair (1: the top cluster)."""
+
+    lp: str
+    level: str
+    statistic: str
+    ranked_by: str  # the test: "perm-both" or "williams"
+    metric: str
+    rank: int
+    alpha: float = 0.05
+
+    def to_dict(self) -> dict[str, object]:
+        return {f: getattr(self, f) for f in ("lp", "level", "statistic", "ranked_by", "metric",
+                                              "rank", "alpha")}
+
+
+def clusters(tests: Sequence[SigDiff], values: dict[tuple[str, str, str, str], float],
+             alpha: float = 0.05) -> list[Rank]:
+    """Significance clusters of every (lp, level, statistic, test) whose tests cover every
+    ordered pair of its metrics (``--versus all``). ``values``: (lp, metric, level, statistic)
+    -> the correlation."""
+    groups: dict[tuple[str, str, str, str], dict[tuple[str, str], float]] = {}
+    for t in tests:
+        groups.setdefault((t.lp, t.level, t.statistic, t.test), {})[(t.metric, t.versus)] = t.p
+    out: list[Rank] = []
+    for (lp, level, stat, test), ps in groups.items():
+        names = sorted({m for pair in ps for m in pair})
+        if len(ps) != len(names) * (len(names) - 1):
+            continue  # not every pair tested
+        vals = {m: values.get((lp, m, level, stat), float("nan")) for m in names}
+        got = ranks(vals, lambda a, b, ps=ps: ps[(a, b)], alpha)
+        out += [Rank(lp, level, stat, test, m, r, alpha) for m, r in got.items()]
+    return out
 
 
 def resolve_versus(given: str, names: dict[str, str],
@@ -103,8 +192,10 @@ def format_tests(tests: Sequence[SigDiff], rank_list: Sequence[Rank], seed: int)
              f"perm-both: PERM-BOTH permutation test (Deutsch et al. 2021; SPA: cells "
              f"swapped), {k} resamples, seed {seed}; perm-pairs: acc_eq's pair outcomes "
              "swapped (mt-metrics-eval's PairwisePermutationSigDiff); williams: Williams' "
-             "test, one-sided (Pearson only); resampled differences equal to delta count "
-             "on both sides"]
+             "test, one-sided (Pearson only), on the rows both metrics score (mt-metrics-eval "
+             "counts unjudged cells in n) and undefined for a constant metric "
+             "(mt-metrics-eval: r = 0); resampled differences equal to delta count on both "
+             "sides"]
     by: dict[tuple[str, str, str, str], list[Rank]] = {}
     for r in rank_list:
         by.setdefault((r.lp, r.level, r.statistic, r.ranked_by), []).append(r)
