@@ -79,3 +79,16 @@ def test_meta_on_arbitrary_names_and_texts(tmp_path_factory, capsys, systems, re
         f"{s}\t0\t{i}\n" for i, s in enumerate(systems)), encoding="utf-8")
     _ok(capsys, ["meta", "--data", str(d), "-m", "chrf", "wer", "--tables",
                  str(d.parent / "t"), "-q", "-f", "json", "--bootstrap", "10"])
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
+@given(resamples=big, seed=big, protocol=st.sampled_from(["wmt23", "wmt24", "wmt25"]))
+def test_meta_protocol_numbers(corpus, capsys, resamples, seed, protocol):
+    """--protocol takes --resamples 0 (no test) .. 100,000 and any 32-bit seed; one metric, so
+    no pair is resampled."""
+    tmp, dirs = corpus
+    rc, err = _ok(capsys, ["meta", "--data", *dirs, "-m", "wer", "--tables", str(tmp / "t"),
+                           "-q", "--protocol", protocol, "--resamples", str(resamples),
+                           "--seed", str(seed)])
+    assert (rc == 0) == (0 <= resamples <= 100_000 and 0 <= seed < 2**32), err

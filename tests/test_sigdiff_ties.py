@@ -84,6 +84,8 @@ def enru_sys():
     from mtstrata.meta.data import read_dev_corpus
     from mtstrata.meta.mtme import external_scores
 
+    if not (ENRU / "en-ru").is_dir():
+        pytest.skip(f"shared WMT21 data not available at {ENRU} (set MTSTRATA_DATA)")
     c = read_dev_corpus(ENRU / "en-ru")
     systems = list(c.systems)
     pos = {s: i for i, s in enumerate(systems)}
