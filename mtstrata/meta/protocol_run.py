@@ -64,7 +64,8 @@ def _p(delta: Any, draws: np.ndarray, denominator: int | None) -> float:
     return float(np.mean(draws >= delta - TIE_TOL))
 
 
-def drawn(draw: Draw, k: int, seed: int, protocol: Protocol) -> tuple[float, int, np.ndarray]:
+def drawn(draw: Draw, k: int, seed: int | Sequence[int], protocol: Protocol
+          ) -> tuple[float, int, np.ndarray]:
     """(p, draws used, the draws as value differences) of one test: blocks of
     ``protocol.block_size`` from one seeded generator until ``k`` or an early stop."""
     rng = np.random.default_rng(seed)
@@ -90,8 +91,8 @@ def drawn(draw: Draw, k: int, seed: int, protocol: Protocol) -> tuple[float, int
 
 
 def run_task(task: Task, values: dict[str, float], counts: dict[str, dict[str, int]],
-             draw_for: Callable[[str, str], Draw], protocol: Protocol, *, k: int, seed: int
-             ) -> TaskResult:
+             draw_for: Callable[[str, str], Draw], protocol: Protocol, *, k: int,
+             seed: int | Sequence[int]) -> TaskResult:
     """Order, tests and ranks of one task's defined values."""
     res = TaskResult(task, values, counts)
     res.order = sorted((m for m, v in values.items() if not math.isnan(v)),

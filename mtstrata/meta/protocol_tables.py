@@ -83,8 +83,8 @@ def task_values(task: Task, tables: Sequence[Any], arrays: Arrays, metrics: Sequ
             values[m] = pearson(judged, t.seg_human)
             counts[m] = {"n_segments": int((~(np.isnan(judged) | np.isnan(t.seg_human))).sum())}
         elif d.statistic == "spa":
-            values[m], segs, _ = spa_value(t.sys_human, judged, t.seg_human, t.seg_sys,
-                                           t.seg_idx, len(t.systems))
+            values[m], segs, _ = spa_value(judged, t.seg_human, t.seg_sys, t.seg_idx,
+                                           len(t.systems))
             counts[m] = {"n_systems": len(t.systems), "n_segments": segs}
         else:
             r = acc_eq(judged, t.seg_human, t.seg_idx)
@@ -167,7 +167,7 @@ def run_protocol(protocol: Protocol, tables: Sequence[Any], arrays: Arrays,
         if task.definition.statistic == "acc_eq":
             eps.update({(task.lp, m): c["epsilon"] for m, c in counts.items()})  # type: ignore[misc]
         results.append(run_task(task, values, counts, draw_for(task, tables, arrays, eps),
-                                protocol, k=k, seed=[seed, task.index]))  # type: ignore[arg-type]
+                                protocol, k=k, seed=(seed, task.index)))
     avg = average(results)
     ranks, ps = average_ranks(results, avg, k, protocol.pval)
     left = {m: [r.task.label for r in results if m not in r.order] for m in metrics}

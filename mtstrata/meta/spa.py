@@ -66,7 +66,7 @@ def p_counts(x: np.ndarray, flips: np.ndarray) -> np.ndarray:
     mag = np.abs(stack).sum(axis=2)  # (b, s)
     tol = (n + 1) * _EPS * (mag[:, i] + mag[:, j])  # (b, pairs)
     out = np.zeros((b, i.size), dtype=np.int64)
-    step = max(1, _BLOCK // max(f.shape[0] * s, 1))
+    step = max(1, _BLOCK // max(f.shape[0] * max(i.size, s), 1))  # bounds (N, step, pairs)
     for lo in range(0, b, step):
         part = stack[lo:lo + step]
         sums = (f @ part.reshape(-1, n).T).reshape(f.shape[0], -1, s)  # (N, batch, s)

@@ -35,9 +35,8 @@ FLAT_PAIRS = 10_000_000
 GROUPING = {"acc_eq_flat": "none", "acc_eq_itemwise": "item", "acc_eq_syswise": "sys"}
 
 
-def spa_value(sys_human_rows: np.ndarray, judged: np.ndarray, seg_human: np.ndarray,
-              seg_sys: np.ndarray, seg_idx: np.ndarray, n_systems: int
-              ) -> tuple[float, int, str | None]:
+def spa_value(judged: np.ndarray, seg_human: np.ndarray, seg_sys: np.ndarray,
+              seg_idx: np.ndarray, n_systems: int) -> tuple[float, int, str | None]:
     """(SPA, segments used, warning or None) of a metric's judged-row scores."""
     ok = ~(np.isnan(judged) | np.isnan(seg_human))
     segs, cols = _spa.common_segments(seg_sys[ok], seg_idx[ok], n_systems)
@@ -66,7 +65,7 @@ def wmt_records(rec: Callable[..., None], sys_human: np.ndarray, judged: np.ndar
     n_sys = len(sys_human)
     if not len(seg_human):
         return
-    value, segs, warning = spa_value(sys_human, judged, seg_human, seg_sys, seg_idx, n_sys)
+    value, segs, warning = spa_value(judged, seg_human, seg_sys, seg_idx, n_sys)
     rec("sys", "spa", value, n_systems=n_sys, n_segments=segs,
         permutations=_spa.PERMUTATIONS, warning=warning)
     ok = ~(np.isnan(judged) | np.isnan(seg_human))
