@@ -139,3 +139,18 @@ def test_significance_test_equals_its_enumerated_distribution():
     want = hits / total
     p = float(np.mean(draws >= delta))
     assert abs(p - want) <= 4 * math.sqrt(max(want * (1 - want), 1e-3) / 4000), (p, want)
+
+
+def test_systems_are_taken_in_sorted_name_order():
+    """The fixed order (MTME's is a Python set's): 'a' before 'a-b', whatever the table's."""
+    assert spa.by_name(np.array([0, 1, 2, 0]), ["sc", "sa", "sb"]).tolist() == [2, 0, 1, 2]
+    assert spa.by_name(np.array([0, 1]), ["a-b", "a"]).tolist() == [1, 0]
+    from mtstrata.meta.wmt_records import spa_value
+
+    ref = reference()["handmade"]["spa_small"]
+    h, m = np.array(ref["human_seg"]), np.array(ref["metric_seg"])
+    s, n = h.shape
+    seg_sys, seg_idx = np.repeat(np.arange(s), n), np.tile(np.arange(n), s)
+    names = ["d", "c", "b", "a"]  # the table lists them backwards: SPA reorders
+    got = spa_value(m[::-1].ravel(), h[::-1].ravel(), spa.by_name(seg_sys, names), seg_idx, s)
+    assert got[0] == pytest.approx(float(ref["spa"]), abs=1e-12)

@@ -83,8 +83,8 @@ def task_values(task: Task, tables: Sequence[Any], arrays: Arrays, metrics: Sequ
             values[m] = pearson(judged, t.seg_human)
             counts[m] = {"n_segments": int((~(np.isnan(judged) | np.isnan(t.seg_human))).sum())}
         elif d.statistic == "spa":
-            values[m], segs, _ = spa_value(judged, t.seg_human, t.seg_sys, t.seg_idx,
-                                           len(t.systems))
+            values[m], segs, _ = spa_value(judged, t.seg_human, _spa.by_name(t.seg_sys, t.systems),
+                                           t.seg_idx, len(t.systems))
             counts[m] = {"n_systems": len(t.systems), "n_segments": segs}
         else:
             r = acc_eq(judged, t.seg_human, t.seg_idx)
@@ -144,7 +144,8 @@ def draw_for(task: Task, tables: Sequence[Any], arrays: Arrays, eps: dict[tuple[
                 delta, ds = perm_both_draws(pearson, h, x, y, k=n, seed=rng)  # type: ignore[arg-type]
                 return delta, ds, None
             if d.statistic == "spa":
-                got = _spa.judged_test_draws(t.seg_human, ja, jb, t.seg_sys, t.seg_idx,
+                got = _spa.judged_test_draws(t.seg_human, ja, jb,
+                                             _spa.by_name(t.seg_sys, t.systems), t.seg_idx,
                                              len(t.systems), k=n, seed=rng)
             else:
                 got = pairs_test_draws(t.seg_human, ja, jb, t.seg_idx,

@@ -160,7 +160,7 @@ def table_records(table: ScoreTable, metrics: Sequence[str], ulcs: dict[str, Com
             rec_pearson("seg", judged, hs)
             rec("seg", "kendall_flat", kendall(judged, hs))
             rec("seg", "kendall_itemwise", kendall_grouped(judged, hs, table.seg_idx))
-        wmt_records(rec, h, judged, table.seg_human, table.seg_sys, table.seg_idx)
+        wmt_records(rec, table.systems, judged, table.seg_human, table.seg_sys, table.seg_idx)
     return out
 
 

@@ -23,7 +23,8 @@ within its rounding-error bound, (n + 1) 2^-52 (sum_s |X_is| + sum_s |X_js|), is
 the two sums, so its last bit decides the permutations that tie (0.4-1.1% of them on metric
 scores with three decimals; SPA moves by up to 2e-4).
 
-**Conventions.** Systems are taken in the order given (``meta``: sorted by name). The order
+**Conventions.** Systems are taken in the order given; ``meta`` sorts them by name
+(:func:`by_name`), as the reference values of mt-metrics-eval here were computed. The order
 matters only through ties: reversing a pair gives p_ji = 1 - p_ij + t_ij, t_ij the share of
 tying permutations (mt-metrics-eval's order is a Python set's, which changes between runs).
 The matrix holds the segments judged for every system (mt-metrics-eval reshapes the judged
@@ -115,6 +116,14 @@ def spa(human: np.ndarray, metric: np.ndarray, permutations: int = PERMUTATIONS)
     steps = spa_steps(s, permutations)
     got = spa_from_counts(p_counts(human, flips), p_counts(metric, flips), permutations)
     return float(got) / steps
+
+
+def by_name(seg_sys: np.ndarray, systems: list[str]) -> np.ndarray:
+    """Judged rows' system positions renumbered so that the systems are in sorted-name order
+    (SPA's fixed order: see the module docstring)."""
+    rank = np.empty(len(systems), int)
+    rank[np.argsort(np.array(systems, dtype=object), kind="stable")] = np.arange(len(systems))
+    return rank[np.asarray(seg_sys, int)]
 
 
 def common_segments(seg_sys: np.ndarray, seg_idx: np.ndarray, n_systems: int

@@ -140,7 +140,8 @@ def wmt_tests(table: object, arrays: dict[str, tuple[np.ndarray, np.ndarray]],
     from mtstrata.meta.acc_eq import acc_eq, pairs_test_draws
 
     t = table
-    human, seg_sys, seg_idx = t.seg_human, t.seg_sys, t.seg_idx  # type: ignore[attr-defined]
+    human, seg_idx = t.seg_human, t.seg_idx  # type: ignore[attr-defined]
+    seg_sys = _spa.by_name(t.seg_sys, t.systems)  # type: ignore[attr-defined]
     n_sys = len(t.systems)  # type: ignore[attr-defined]
     eps = {m: acc_eq(arrays[m][1], human, seg_idx).epsilon for pair in pairs for m in pair}
     done: dict[tuple[str, str, str], tuple[float, float, float]] = {}

@@ -58,14 +58,15 @@ def _flat_pairs(judged: np.ndarray, human: np.ndarray) -> int:
     return n * (n - 1) // 2
 
 
-def wmt_records(rec: Callable[..., None], sys_human: np.ndarray, judged: np.ndarray,
+def wmt_records(rec: Callable[..., None], systems: list[str], judged: np.ndarray,
                 seg_human: np.ndarray, seg_sys: np.ndarray, seg_idx: np.ndarray) -> None:
     """Add the SPA record and, with segment judgments, the three acc_eq records of one metric
-    through ``rec(level, statistic, value, **fields)``."""
-    n_sys = len(sys_human)
+    through ``rec(level, statistic, value, **fields)``; SPA's systems in sorted-name order."""
+    n_sys = len(systems)
     if not len(seg_human):
         return
-    value, segs, warning = spa_value(judged, seg_human, seg_sys, seg_idx, n_sys)
+    value, segs, warning = spa_value(judged, seg_human, _spa.by_name(seg_sys, systems), seg_idx,
+                                     n_sys)
     rec("sys", "spa", value, n_systems=n_sys, n_segments=segs,
         permutations=_spa.PERMUTATIONS, warning=warning)
     ok = ~(np.isnan(judged) | np.isnan(seg_human))
