@@ -249,7 +249,8 @@ def test_data_commands(corpus, tmp_path_factory, capsys, data, command):
             ["text", "json", "tsv"]), "--ulc": st.sampled_from(["/nonexistent.json",
                                                                str(corpus / "aa-en" / "ref.txt")]),
             "--versus": st.sampled_from(["BLEU", "chrF", "bleu", "all", "nope", ""]),
-            "--resamples": numbers})
+            "--resamples": numbers,
+            "--protocol": st.sampled_from(["wmt23", "wmt24", "wmt25", "nope", ""])})
         argv += _common(data.draw, d)
     else:
         argv = ["search", "--data", *chosen, "-m", *mets, *tables, "--out",

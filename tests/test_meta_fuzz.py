@@ -185,3 +185,16 @@ def test_ext_rows_beyond_the_judged_systems_never_move_a_number(corpus, capsys, 
     assert rc == (2 if bad else 0), err
     if rc == 0:
         assert got == want
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
+@given(resamples=big, seed=big, protocol=st.sampled_from(["wmt23", "wmt24", "wmt25"]))
+def test_meta_protocol_numbers(corpus, capsys, resamples, seed, protocol):
+    """--protocol takes --resamples 0 (no test) .. 100,000 and any 32-bit seed; one metric, so
+    no pair is resampled."""
+    tmp, dirs = corpus
+    rc, err = _ok(capsys, ["meta", "--data", *dirs, "-m", "wer", "--tables", str(tmp / "t"),
+                           "-q", "--protocol", protocol, "--resamples", str(resamples),
+                           "--seed", str(seed)])
+    assert (rc == 0) == (0 <= resamples <= 100_000 and 0 <= seed < 2**32), err

@@ -42,10 +42,10 @@ def test_versus_records_have_the_documented_keys_and_deltas(tmp_path, capsys):
     assert {(t["metric"], t["versus"]) for t in tests} == {("BLEU", "chrF"), ("WER", "chrF")}
     stats = {(r[2], r[3]) for r in corr if r[0] == "xx-en"}
     for t in tests:
-        assert set(t) == KEYS | ({"resamples"} if t["test"] == "perm-both" else set())
-        assert t["test"] in ("perm-both", "williams")
+        assert set(t) == KEYS | ({"resamples"} if t["test"] != "williams" else set())
+        assert t["test"] in ("perm-both", "perm-pairs", "williams")
         assert (t["level"], t["statistic"]) in stats  # named as the correlation records
-        if t["test"] == "perm-both":
+        if t["test"] != "williams":
             assert t["resamples"] == 300
         else:
             assert t["statistic"] == "pearson"
@@ -56,9 +56,11 @@ def test_versus_records_have_the_documented_keys_and_deltas(tmp_path, capsys):
         else:
             assert t["delta"] == pytest.approx(a - b, abs=1e-12)
             assert 0 <= t["p"] <= 1
+    untested = {("seg", "acc_eq_flat"), ("seg", "acc_eq_syswise")}  # millions of pairs
     assert {(t["level"], t["statistic"], t["test"]) for t in tests} == {
-        *((lv, s, "perm-both") for lv, s in stats), ("sys", "pearson", "williams"),
-        ("seg", "pearson", "williams")}
+        *((lv, s, "perm-pairs" if s == "acc_eq_itemwise" else "perm-both")
+          for lv, s in stats - untested),
+        ("sys", "pearson", "williams"), ("seg", "pearson", "williams")}
     again = _meta(tmp_path, capsys, "--data", str(d), "-m", "chrf", "bleu", "wer",
                   "--versus", "chrF", "--resamples", "300", "--seed", "5")
     assert _split(again)[1] == tests  # seeded: the same p-values; the name works as the spec
@@ -128,6 +130,8 @@ def test_every_record_carries_its_counts_and_the_averaging_is_named(tmp_path, ca
         if lp in systems:
             if level == "sys":
                 assert r["n_systems"] == systems[lp]
+            elif r["statistic"] in ("acc_eq_flat", "acc_eq_syswise"):  # no item count
+                assert r["n_segments"] == 3 * systems[lp]
             else:  # three segments judged for every system: three items
                 assert (r["n_segments"], r["n_items"]) == (3 * systems[lp], 3)
                 assert r.get("warning") is None or r["statistic"] == "kendall_itemwise"
@@ -149,7 +153,7 @@ def test_every_record_carries_its_counts_and_the_averaging_is_named(tmp_path, ca
     text = _meta(tmp_path, capsys, "--data", *map(str, dirs), "-m", "chrf", fmt="text")
     assert "avg: unweighted mean over language pairs" in text
     assert "pooled: pairwise accuracy pooled over all system pairs" in text
-    assert "! few items:" in text and "systems  segments  items" in text
+    assert "! warnings:" in text and "systems  segments  items" in text
 
 
 def test_wmt17_pooled_accuracy_and_the_cs_en_warning(tmp_path, capsys):
@@ -167,3 +171,22 @@ def test_wmt17_pooled_accuracy_and_the_cs_en_warning(tmp_path, capsys):
     itemwise = corr[("cs-en", "chrF", "seg", "kendall_itemwise")]
     assert itemwise["n_items"] < 50 and "525 judged segments" in itemwise["warning"]
     assert corr[("de-en", "chrF", "seg", "pearson")]["n_segments"] == 560
+
+
+@pytest.mark.parametrize("given", ["bleu:max_order=4", "BLEU", "bleu:smooth=exp"])
+def test_versus_resolves_spec_spellings_as_m_does(tmp_path, capsys, given):
+    """-m bleu and -m bleu:max_order=4 are one metric (the second spelling dropped); --versus
+    names it by either spelling, or by its record name (issue 48 item 7)."""
+    d = _corpus(tmp_path)
+    recs = _meta(tmp_path, capsys, "--data", str(d), "-m", "chrf", "bleu", "bleu:max_order=4",
+                 "--versus", given, "--resamples", "20")
+    tests = _split(recs)[1]
+    assert {(t["metric"], t["versus"]) for t in tests} == {("chrF", "BLEU")}
+
+
+def test_resamples_without_versus_is_refused(tmp_path, capsys):
+    d = _corpus(tmp_path)
+    assert main(["meta", "--data", str(d), "--tables", str(tmp_path / "t"), "-q", "-m", "chrf",
+                 "bleu", "--resamples", "500"]) == 2
+    err = capsys.readouterr().err
+    assert "--resamples (it belongs to --versus or --protocol)" in err and "Traceback" not in err

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mtstrata import output as _output
 from mtstrata import progress
 from mtstrata.commands import COMMANDS
 from mtstrata.commands._help import Formatter
@@ -137,22 +135,28 @@ def load_tables(args: argparse.Namespace, specs: list[str], options: Any = None
     return tables
 
 
+PROTOCOL_NAMES = ("wmt23", "wmt24", "wmt24-on-wmt23", "wmt25")
+
+
 @COMMANDS.register("meta")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "meta", formatter_class=Formatter, help="correlate metrics with human judgments",
-        description="System-level Pearson/Spearman/Kendall/pairwise accuracy and segment-level "
-        "Pearson/Kendall of each metric (and of saved ULC sets) per language pair, averaged "
-        "(unweighted over pairs) and, for pairwise accuracy, pooled over all system pairs; "
-        "each record with the systems, judged segments and items it rests on; Pearson with a "
-        "seeded percentile bootstrap interval. --versus tests metric against metric "
-        "(PERM-BOTH, Williams) with significance clusters.")
+        description="System-level Pearson/Spearman/Kendall/pairwise accuracy and soft "
+        "pairwise accuracy (SPA), segment-level Pearson/Kendall and tie-calibrated pairwise "
+        "accuracy (acc_eq, by item, by system and flat) of each metric (and of saved ULC sets) "
+        "per language pair, averaged (unweighted over pairs) and, for pairwise accuracy, "
+        "pooled over all system pairs; each record with the systems, judged segments, items "
+        "or pairs it rests on; Pearson with a seeded percentile bootstrap interval. --versus "
+        "tests metric against metric (PERM-BOTH, pair swaps for acc_eq, Williams) with "
+        "significance clusters; --protocol runs a WMT metrics task's protocol. See "
+        "docs/meta-evaluation.md.")
     add_data_options(p)
     p.add_argument("--ulc", nargs="+", default=[], metavar="SET.json",
                    help="metric sets written by 'mtstrata search --out'")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap resamples for the Pearson intervals (0: none; at most "
-                   "100,000)")
+    p.add_argument("--bootstrap", type=int, default=None, metavar="N",
+                   help="bootstrap resamples for the Pearson intervals (default 1000; 0: none; "
+                   "at most 100,000)")
     p.add_argument("--seed", type=int, default=12345,
                    help="random seed of the bootstrap and of the permutation test "
                    "(0..2**32-1)")
@@ -161,11 +165,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "METRIC (a name or -m spec of this run), or 'all': every pair, both ways, "
                    "with significance clusters. Each statistic of both levels by the PERM-BOTH "
                    "permutation test (Deutsch et al. 2021, mt-metrics-eval's "
-                   "PermutationSigDiff, with the statistic's own grouping), Pearson also by "
-                   "Williams' test (one-sided); p is for 'metric correlates better than "
-                   "versus'")
-    p.add_argument("--resamples", type=int, default=1000, metavar="N",
-                   help="permutations of the PERM-BOTH test (1..100,000)")
+                   "PermutationSigDiff, with the statistic's own grouping; item-wise acc_eq "
+                   "by swapping pair outcomes), Pearson also by Williams' test (one-sided, on "
+                   "the rows both metrics score); p is for 'metric correlates better than "
+                   "versus', resampled differences equal to delta counted")
+    p.add_argument("--resamples", type=int, default=None, metavar="N",
+                   help="with --versus: permutations of each test (1..100,000, default 1000); "
+                   "with --protocol: the most resamples of each significance test (0: none, "
+                   "every metric its own rank; default 1000)")
+    p.add_argument("--protocol", choices=sorted(PROTOCOL_NAMES), metavar="NAME",
+                   help="a WMT metrics task's protocol, as mt-metrics-eval's task sets define "
+                   "it, on the --data pairs: wmt23 (pooled system accuracy; system and segment "
+                   "Pearson; item-wise acc_eq), wmt24, wmt24-on-wmt23, wmt25 (SPA and "
+                   "item-wise acc_eq): every task's value and significance cluster, the "
+                   "weighted mean and its clusters, printed as the WMT papers print them")
     p.add_argument("--format", "-f", choices=["text", "json", "tsv"], default="text",
                    help="text: a table per level, then each metric's signature; json: strict "
                    "JSON records, each with its metric's signature (null where a correlation "
@@ -234,56 +247,59 @@ def metric_sets(args: argparse.Namespace, specs: list[str], taken: set[str],
 
 
 def check_numbers(args: argparse.Namespace) -> None:
-    """``--bootstrap`` and ``--seed`` (:mod:`mtstrata.commands._options`)."""
+    """Options that do nothing with the others are refused (``--resamples`` without
+    ``--versus`` or ``--protocol``; ``--bootstrap`` or ``--versus`` with ``--protocol``, which
+    prints its own table); then ``--bootstrap``, ``--resamples`` and ``--seed``
+    (:mod:`mtstrata.commands._options`), defaults filled in."""
     from mtstrata.commands import _options
+    from mtstrata.errors import ConfigError
 
+    useless = []
+    if args.resamples is not None and args.versus is None and args.protocol is None:
+        useless.append("--resamples (it belongs to --versus or --protocol)")
+    if args.protocol is not None:
+        useless += [f"{o} (--protocol prints its own table and significance clusters)"
+                    for o, v in (("--bootstrap", args.bootstrap), ("--versus", args.versus))
+                    if v is not None]
+    if useless:
+        raise ConfigError("options that do nothing here: " + "; ".join(useless)
+                          + ". Leave them out, or add the option they belong to.")
+    args.bootstrap = 1000 if args.bootstrap is None else args.bootstrap
+    args.resamples = 1000 if args.resamples is None else args.resamples
     _options.check_resamples(args.bootstrap, "--bootstrap", allow_zero=True)
-    _options.check_resamples(args.resamples, "--resamples", allow_zero=False)
+    _options.check_resamples(args.resamples, "--resamples",
+                             allow_zero=args.protocol is not None)
     _options.check_seed(args.seed)
 
 
-def segment_signed(records: list[Any], specs: dict[str, str]) -> list[Any]:
-    """``records`` with each segment-level record signed by the signature of the segment
-    scores it correlates (:func:`mtstrata.metrics.provenance.segment_signature`: BLEU's are
-    sentence BLEU, ``eff:yes``); ``specs`` maps a record's metric name to its spec."""
-    import dataclasses
-
+def spec_name(spec: str) -> str | None:
+    """The record name ``-m SPEC`` would give (None if SPEC is not a metric spec): how
+    ``--versus`` resolves a spelling ``-m`` did not use."""
     from mtstrata import metrics
+    from mtstrata.errors import MtstrataError
     from mtstrata.meta.mtme import is_external
-    from mtstrata.metrics.provenance import segment_signature
+    from mtstrata.meta.names import canonical_name, external_name
 
-    built = {name: metrics.create(spec) for name, spec in specs.items()
-             if not is_external(spec)}
-    return [dataclasses.replace(r, signature=segment_signature(built[r.metric], r.signature))
-            if r.level == "seg" and r.metric in built and isinstance(r.signature, str)
-            and r.signature else r for r in records]
+    try:
+        if is_external(spec):
+            return external_name(spec)
+        m = metrics.create(spec)
+        return m.display_name() if is_set_spec(spec) else canonical_name(m)
+    except MtstrataError:
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
-    from mtstrata.commands import _options
-    from mtstrata.commands.options import run_options
+    from mtstrata.commands._meta_run import run_protocol_tables, run_records
     from mtstrata.errors import InputError
-    from mtstrata.meta.records import (
-        format_records,
-        format_tsv,
-        pooled_accuracy,
-        table_records,
-        with_average,
-    )
-    from mtstrata.meta.table_cache import metric_signatures_of
-    from mtstrata.meta.versus import (
-        format_tests,
-        format_tests_tsv,
-        meta_tests,
-        resolve_versus,
-    )
+    from mtstrata.meta.versus import resolve_versus
 
     progress.configure(quiet=args.quiet)
     check_numbers(args)
     specs = expand_metrics(args.metrics)
     names = metric_names([s for s in specs if not is_set_spec(s)])
     # the run's plan, resolved once for every metric it computes or checks, is passed down
-    options = run_options(args, run_metrics(args, specs))
+    options = run_options_for(args, specs)
     sets = metric_sets(args, specs, set(names.values()), options)
     specs = list(names)
     if not specs and not sets:
@@ -291,31 +307,21 @@ def run(args: argparse.Namespace) -> int:
     versus = None
     if args.versus is not None:  # checked before any score table is built
         known = {**names, **{n: n for n in names.values()}, **{n: n for n in sets}}
-        versus = resolve_versus(args.versus, known)
+        versus = resolve_versus(args.versus, known, spec_name)
+    if args.protocol is not None:
+        from mtstrata.meta.data import check_segment_judgments
+
+        check_segment_judgments(args.data, f"--protocol {args.protocol}")
     needed = list(dict.fromkeys([*specs, *(m for c, _ in sets.values() for m in c.metrics)]))
     tables = load_tables(args, needed, options)
-    records = []
     ulcs = {n: c for n, (c, _) in sets.items()}
-    for table in tables:
-        _options.check_resamples(args.bootstrap, "--bootstrap",
-                                 items=max(len(table.systems), len(table.seg_human)))
-        sigs = {names[s]: table.signatures.get(s, "") for s in specs}
-        for name, (_, sig) in sets.items():  # a set metric is signed as score signs it
-            sigs[name] = sig if isinstance(sig, str) else metric_signatures_of(
-                [sig], table.nrefs, options)[0]
-        records += segment_signed(
-            table_records(table, specs, ulcs, n=args.bootstrap, seed=args.seed, names=names,
-                          signatures=sigs),
-            {names[s]: s for s in specs})
-    records = [*with_average(records),
-               *pooled_accuracy(tables, specs, ulcs, names=names, records=records)]
-    tests, ranks = (meta_tests(tables, specs, ulcs, names, records, versus,
-                               k=args.resamples, seed=args.seed) if versus else ([], []))
-    if args.format == "json":
-        sys.stdout.write(_output.dumps([r.to_dict() for r in [*records, *tests, *ranks]]))
-    elif args.format == "tsv":
-        sys.stdout.write(format_tsv(records) + format_tests_tsv(tests, ranks))
-    else:
-        sys.stdout.write(format_records(records) + format_tests(tests, ranks, args.seed))
-    return 0
+    if args.protocol is not None:
+        return run_protocol_tables(args, tables, specs, ulcs, names)
+    return run_records(args, tables, specs, sets, names, options, versus)
 
+
+def run_options_for(args: argparse.Namespace, specs: list[str]) -> Any:
+    """The run's annotation options and plan, for every metric it computes or checks."""
+    from mtstrata.commands.options import run_options
+
+    return run_options(args, run_metrics(args, specs))

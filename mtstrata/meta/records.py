@@ -44,6 +44,7 @@ from mtstrata.meta.stats import (
     spearman,
 )
 from mtstrata.meta.table import ScoreTable
+from mtstrata.meta.wmt_records import wmt_records
 from mtstrata.metrics.setfile import Combiner
 
 
@@ -68,6 +69,10 @@ class Correlation:
     n_items: int | None = None  # seg level: segments with at least two judged systems
     average: str | None = None  # avg / pooled rows: how the pairs are combined
     warning: str | None = None  # the statistic rests on few items
+    n_pairs: int | None = None  # acc_eq: pairs compared
+    epsilon: float | None = None  # acc_eq: the calibrated tie threshold (metric units)
+    baseline: float | None = None  # acc_eq: a constant metric's value (human-tied share)
+    permutations: int | None = None  # SPA: permutations of its pairwise p-values
     #: the metric's signature (avg rows: a tuple when the pairs' signatures differ)
     signature: str | tuple[str, ...] | None = None
 
@@ -125,16 +130,19 @@ def table_records(table: ScoreTable, metrics: Sequence[str], ulcs: dict[str, Com
 
         def rec(level: str, stat: str, value: float, ci: tuple[float, float] | None = None,
                 name: str = name, sig: str | None = sig,
-                counts: dict[str, dict[str, int]] = counts) -> None:
+                counts: dict[str, dict[str, int]] = counts, **fields: object) -> None:
             lo, hi = ci if ci is not None else (None, None)
             c = dict(counts[level])
             segments = c.pop("judged_segments", 0)
+            if fields:  # a statistic that states its own counts
+                c = {}
+            warning = fields.pop("warning", None)
+            if stat == "kendall_itemwise":
+                warning = few_items(c["n_items"], segments)
             out.append(Correlation(
                 table.lp, name, level, stat, float(value), lo, hi,
                 seed if ci is not None else None, n if ci is not None else None,
-                signature=sig, **c,  # type: ignore[arg-type]
-                warning=few_items(c["n_items"], segments)
-                if stat == "kendall_itemwise" else None))
+                signature=sig, **c, warning=warning, **fields))  # type: ignore[arg-type]
 
         def rec_pearson(level: str, x: np.ndarray, y: np.ndarray) -> None:
             if n:  # with a seeded percentile bootstrap interval
@@ -152,6 +160,7 @@ def table_records(table: ScoreTable, metrics: Sequence[str], ulcs: dict[str, Com
             rec_pearson("seg", judged, hs)
             rec("seg", "kendall_flat", kendall(judged, hs))
             rec("seg", "kendall_itemwise", kendall_grouped(judged, hs, table.seg_idx))
+        wmt_records(rec, table.systems, judged, table.seg_human, table.seg_sys, table.seg_idx)
     return out
 
 
@@ -209,9 +218,10 @@ def with_average(records: Sequence[Correlation]) -> list[Correlation]:
         avg.append(Correlation(
             "avg", m, lv, s, float(np.mean([r.value for r in rs])), pairs=len(rs),
             n_systems=_sum([r.n_systems for r in rs]), n_segments=segs, n_items=items,
+            n_pairs=_sum([r.n_pairs for r in rs]),
             average=AVERAGE, signature=_one_or_all([r.signature for r in rs
                                                    if isinstance(r.signature, str)]),
-            warning=("averaged over pairs of which some rest on few items"
+            warning=("averaged over pairs of which some carry a warning"
                      if any(r.warning for r in rs) else None)))
     return [*records, *avg]
 
@@ -266,80 +276,3 @@ def signature_lines(records: Sequence[Correlation]) -> list[str]:
             rows.append((metric if len(by_sig) == 1 else f"{metric} [{','.join(lps)}]", sig))
     width = max((len(label) for label, _ in rows), default=0)
     return [f"{label.ljust(width)}  {sig}" for label, sig in rows]
-
-
-#: what each column of the text table is, in mt-metrics-eval's terms
-STATISTIC_NAMES = {
-    "sys.pearson": "Pearson r over systems",
-    "sys.spearman": "Spearman rho over systems",
-    "sys.kendall": "Kendall tau-b over systems",
-    "sys.accuracy": "pairwise accuracy (Agreement, Kocmi et al. 2021)",
-    "seg.pearson": "Pearson r over the judged segments (average_by none)",
-    "seg.kendall_flat": "Kendall tau-b over the judged segments (average_by none)",
-    "seg.kendall_itemwise": "Kendall tau-b per segment over its judged systems, averaged "
-                            "(average_by item)",
-}
-
-TSV_COLUMNS = ("lp", "metric", "level", "statistic", "value", "low", "high", "seed",
-               "resamples", "pairs", "n_systems", "n_segments", "n_items", "average",
-               "warning", "signature")
-
-
-def format_tsv(records: Sequence[Correlation]) -> str:
-    """One record a line (:data:`TSV_COLUMNS`); undefined numbers are empty cells; an ``avg``
-    row whose pairs differ in signature lists them separated by `` ; ``."""
-    from mtstrata.output import tsv
-
-    rows = []
-    for r in records:
-        sig = " ; ".join(r.signature) if isinstance(r.signature, tuple) else r.signature
-        rows.append([r.lp, r.metric, r.level, r.statistic, r.value, r.low, r.high, r.seed,
-                     r.resamples, r.pairs, r.n_systems, r.n_segments, r.n_items, r.average,
-                     r.warning, sig])
-    return tsv(list(TSV_COLUMNS), rows)
-
-
-def format_records(records: Sequence[Correlation]) -> str:
-    """A text table: one row per (lp, metric), the counts the row rests on (systems, judged
-    segments, items with two or more judged systems), then one column per level/statistic;
-    a cell marked ``!`` rests on few items (its warning is printed below)."""
-    cols = list(dict.fromkeys(f"{r.level}.{r.statistic}" for r in records))
-    rows: dict[tuple[str, str], dict[str, str]] = {}
-    warned: dict[str, str] = {}
-    for r in records:
-        cell = f"{r.value:.3f}" if r.defined else "–"  # undefined: not a number to print
-        if r.low is not None and r.high is not None and r.defined:
-            cell += f" [{r.low:.3f},{r.high:.3f}]"
-        if r.warning:
-            cell += "!"
-            warned.setdefault(f"{r.lp} {r.metric} {r.level}.{r.statistic}", r.warning)
-        row = rows.setdefault((r.lp, r.metric), {})
-        row[f"{r.level}.{r.statistic}"] = cell
-        for k in ("n_systems", "n_segments", "n_items"):
-            if getattr(r, k) is not None:
-                row.setdefault(k, str(getattr(r, k)))
-    counts = ["n_systems", "n_segments", "n_items"]
-    header = ["lp", "metric", "systems", "segments", "items", *cols]
-    body = [[lp, m, *(cells.get(c, "-") for c in [*counts, *cols])]
-            for (lp, m), cells in rows.items()]
-    widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in
-                       enumerate(zip(x, widths, strict=True))) for x in [header, *body]]
-    lps = {r.lp for r in records}
-    if "avg" in lps:
-        lines.append(f"\navg: {AVERAGE} (each statistic over the pairs where it is defined; "
-                     "counts summed)")
-    if "pooled" in lps:
-        lines.append(f"pooled: {POOLED}")
-    if warned:
-        lines += ["", "! few items:", *(f"  {k}: {w}" for k, w in warned.items())]
-    seeds = {r.seed for r in records if r.seed is not None}
-    if seeds:
-        lines.append(f"\n[low,high]: 95% percentile bootstrap, seed {seeds.pop()}")
-    named = [f"  {c}: {STATISTIC_NAMES[c]}" for c in cols if c in STATISTIC_NAMES]
-    if named:
-        lines += ["", "statistics (as mt-metrics-eval computes them):", *named]
-    sigs = signature_lines(records)
-    if sigs:
-        lines += ["", "signatures:", *(f"  {x}" for x in sigs)]
-    return "\n".join(lines) + "\n"

@@ -21,10 +21,26 @@ definitions, and its significance clusters:
   K = 1 - r1^2 - r2^2 - r12^2 + 2 r1 r2 r12, and the one-sided p is the Student t survival
   function of t with n - 3 degrees of freedom (scipy). mt-metrics-eval takes |t| (the p of
   whichever metric is ahead); here the sign is kept, so ``p`` always reads "A better than B":
-  it is mt-metrics-eval's p when A is ahead and 1 minus it when A is behind.
+  it is mt-metrics-eval's p when A is ahead and 1 minus it when A is behind. Two deliberate
+  differences: r1, r2, r12 and n come from the items judged with both metrics (mt-metrics-eval
+  takes r12 over every cell and counts unjudged cells in n, so its p is too small: WMT17 de-en
+  segments, chrF vs METEOR-sy, 0.000 there and 0.203 here); and a constant metric's
+  correlation is undefined, so its test is NaN (mt-metrics-eval counts it r = 0 and returns a
+  finite p).
 * **Clusters** (mt-metrics-eval's ``AssignRanks``, the ranks of the WMT metrics tasks):
   metrics sorted by decreasing statistic; a metric starts a new rank when a metric of its
   current rank (listed before it) correlates significantly better (p <= alpha).
+
+**Ties by a rule.** For discrete statistics many resamples equal delta mathematically (with 14
+systems pairwise accuracy moves in steps of 1/91), and ``d >= delta`` in floating point would
+count an arbitrary subset of them. Here the observed statistic and the resampled ones come from
+the same code, and a resampled difference equal to delta counts on both sides ("at least" and
+"at most"): as integers for pairwise accuracy (:func:`steps_of`), within :data:`TIE_TOL` for
+the correlations. So two statistics that are affine functions of each other (tau-b and
+accuracy without ties) give the same p, and p can only be larger than with ties dropped, by the
+tie share. mt-metrics-eval compares floats (``c2 - c1 >= delta``); this is a deliberate
+difference (WMT17 de-en, METEOR-sy vs chrF: Kendall p 0.892 but accuracy p 0.760 from the same
+permutations before the rule).
 
 The resampled statistics are vectorised over the resamples where that is cheap (Pearson,
 Spearman, system-level Kendall and pairwise accuracy, item-wise Kendall: equal to the
@@ -35,7 +51,7 @@ statistic row by row, tested). ``meta --versus`` runs these over its tables:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,10 +93,16 @@ class SigDiff:
 
 def zscore(x: np.ndarray) -> np.ndarray:
     """(x - mean) / std (population std, scipy's ``zscore``); a constant side is centred only
-    (its statistic is undefined whatever the scale)."""
+    (its statistic is undefined whatever the scale). Overflow-safe: the scores are first
+    divided by their largest magnitude (the z-scores do not depend on the scale), so one finite
+    but huge score (1e200, whose square overflows) gives finite z-scores, not NaN."""
     x = np.asarray(x, float)
-    sd = x.std()
-    return (x - x.mean()) / (sd if sd > 0 else 1.0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        big = np.abs(x).max() if x.size else 0.0
+        if np.isfinite(big) and big > 0:
+            x = x / big
+        sd = x.std()
+        return (x - x.mean()) / (sd if sd > 0 else 1.0)
 
 
 def grouped(stat: Statistic) -> GroupedStatistic:
@@ -130,21 +152,22 @@ def _itemwise_rows(x: np.ndarray, human: np.ndarray, groups: np.ndarray) -> np.n
         return np.where(ok.any(1), np.where(ok, t, 0.0).sum(1) / ok.sum(1), np.nan)
 
 
-def _on_hybrids(stat: Statistic, fn: GroupedStatistic, x: np.ndarray, human: np.ndarray,
-                groups: np.ndarray | None) -> np.ndarray:
-    """The statistic of every row of ``x`` (resamples x items), 0 where it is undefined
-    (mt-metrics-eval's convention for a resample). Pearson, Spearman, short-row Kendall and
-    pairwise accuracy, and item-wise Kendall are vectorised over the rows (the same numbers as
-    the statistic row by row, tested); anything else is computed row by row."""
+def _on_rows(stat: Statistic, fn: GroupedStatistic, x: np.ndarray, human: np.ndarray,
+             groups: np.ndarray | None) -> np.ndarray:
+    """The statistic of every row of ``x`` (rows x items), NaN where it is undefined. Pearson,
+    Spearman, short-row Kendall and pairwise accuracy, and item-wise Kendall are vectorised
+    over the rows (the same numbers as the statistic row by row, tested); anything else is
+    computed row by row. The observed statistics and the resampled ones both come from here:
+    one code path, so equal values are equal floats."""
     from mtstrata.meta.stats import _row_counts, _sps, _tau, pairwise_accuracy, spearman
 
     n = x.shape[1]
     if groups is None and stat in (pearson, spearman):
         if stat is spearman:
             x, human = _sps().rankdata(x, axis=1), _sps().rankdata(human)
-        vals = _pearson_rows(x, np.broadcast_to(human, x.shape))
-    elif (groups is None and stat in (kendall, pairwise_accuracy)
-          and 0 < n * (n - 1) // 2 <= ROW_PAIRS):
+        return _pearson_rows(x, np.broadcast_to(human, x.shape))
+    if (groups is None and stat in (kendall, pairwise_accuracy)
+            and 0 < n * (n - 1) // 2 <= ROW_PAIRS):
         step = max(1, CHUNK // (n * (n - 1) // 2))
         parts = []
         for b in range(0, len(x), step):
@@ -152,12 +175,52 @@ def _on_hybrids(stat: Statistic, fn: GroupedStatistic, x: np.ndarray, human: np.
             with np.errstate(invalid="ignore", divide="ignore"):
                 parts.append(_tau(c, "b") if stat is kendall else np.where(
                     c.pairs > 0, (c.concordant + c.both_ties) / c.pairs, np.nan))
-        vals = np.concatenate(parts)
-    elif groups is not None and stat is kendall:
-        vals = _itemwise_rows(x, human, groups)
-    else:
-        vals = np.array([fn(row, human, groups) for row in x], float)
-    return np.nan_to_num(vals, nan=0.0)
+        return np.concatenate(parts)
+    if groups is not None and stat is kendall:
+        return _itemwise_rows(x, human, groups)
+    return np.array([fn(row, human, groups) for row in x], float)
+
+
+def _on_hybrids(stat: Statistic, fn: GroupedStatistic, x: np.ndarray, human: np.ndarray,
+                groups: np.ndarray | None) -> np.ndarray:
+    """:func:`_on_rows` with an undefined statistic counted as 0 (mt-metrics-eval's convention
+    for a resample)."""
+    return np.nan_to_num(_on_rows(stat, fn, x, human, groups), nan=0.0)
+
+
+#: the tie rule of every permutation p-value here: a resampled difference within TIE_TOL of
+#: the observed one is equal to it, counted on both sides (at least and at most delta). The
+#: statistics lie in [-1, 1] and are computed with an error of about n x 1e-16; the steps
+#: between their distinct values (2/n0 for tau-b without ties, 12/(n(n^2-1)) for Spearman)
+#: are far above 1e-9 for the sizes tested. Counting statistics compare integers instead.
+TIE_TOL = 1e-9
+
+
+def steps_of(stat: Statistic, n_items: int, groups: np.ndarray | None = None) -> int | None:
+    """The number of steps per unit of a counting statistic (its values times this number are
+    integers: pairwise accuracy over n items, n(n-1)/2), or None for a continuous one."""
+    from mtstrata.meta.stats import pairwise_accuracy
+
+    if stat is pairwise_accuracy and groups is None and n_items >= 2:
+        return n_items * (n_items - 1) // 2
+    return None
+
+
+def at_least(draws: np.ndarray, delta: float, steps: int | None = None) -> np.ndarray:
+    """Which resampled differences are at least ``delta`` under the tie rule: as integers
+    (``steps`` per unit: a counting statistic) or within :data:`TIE_TOL`."""
+    draws = np.asarray(draws, float)
+    if steps:
+        return np.rint(draws * steps) >= round(delta * steps)
+    return draws >= delta - TIE_TOL
+
+
+def at_most(draws: np.ndarray, delta: float, steps: int | None = None) -> np.ndarray:
+    """Which resampled differences are at most ``delta`` under the tie rule."""
+    draws = np.asarray(draws, float)
+    if steps:
+        return np.rint(draws * steps) <= round(delta * steps)
+    return draws <= delta + TIE_TOL
 
 
 def _swaps(n_items: int, k: int, seed: int) -> Iterator[np.ndarray]:
@@ -174,13 +237,17 @@ def perm_both_draws(stat: Statistic, human: np.ndarray, metric: np.ndarray,
                     seed: int = 12345) -> tuple[float, np.ndarray]:
     """(observed delta, the ``k`` resampled hybrid differences) of PERM-BOTH; items with a
     NaN on any side are left out first (mt-metrics-eval's filtering of missing gold scores).
-    The delta is NaN (and no resample is drawn) when either statistic is undefined."""
+    The delta is NaN (and no resample is drawn) when either statistic is undefined. The delta
+    and the resamples come from the same code (:func:`_on_rows`)."""
     human, metric, versus = (np.asarray(a, float).ravel() for a in (human, metric, versus))
     keep = ~(np.isnan(human) | np.isnan(metric) | np.isnan(versus))
     groups = None if groups is None else np.asarray(groups).ravel()[keep]
     human, a, b = human[keep], zscore(metric[keep]), zscore(versus[keep])
     fn = grouped(stat)
-    delta = fn(a, human, groups) - fn(b, human, groups)
+    if not human.size:
+        return float("nan"), np.empty(0)
+    obs = _on_rows(stat, fn, np.vstack([a, b]), human, groups)
+    delta = float(obs[0] - obs[1])
     if math.isnan(delta):
         return delta, np.empty(0)
     diffs = []
@@ -197,19 +264,27 @@ def perm_both(stat: Statistic, human: np.ndarray, metric: np.ndarray, versus: np
     """PERM-BOTH: (delta = stat(metric) - stat(versus), p for "metric better", p for "versus
     better"). Both p-values come from the same resamples: a swap and its complement are
     equally likely, so the differences are symmetric under the null and "versus better" is
-    the share at most ``delta``. NaN p-values when delta is undefined."""
+    the share at most ``delta``. Resampled differences equal to delta (:func:`at_least`: as
+    integers for a counting statistic, within :data:`TIE_TOL` otherwise) count on both sides,
+    so two statistics that are affine functions of each other give the same p. NaN p-values
+    when delta is undefined."""
     delta, d = perm_both_draws(stat, human, metric, versus, groups=groups, k=k, seed=seed)
     if math.isnan(delta):
         return delta, float("nan"), float("nan")
-    return delta, float((d >= delta).mean()), float((d <= delta).mean())
+    n = int((~(np.isnan(np.asarray(human, float)) | np.isnan(np.asarray(metric, float))
+               | np.isnan(np.asarray(versus, float)))).sum())
+    steps = steps_of(stat, n, groups)
+    return (delta, float(at_least(d, delta, steps).mean()),
+            float(at_most(d, delta, steps).mean()))
 
 
 def williams(human: np.ndarray, metric: np.ndarray, versus: np.ndarray
              ) -> tuple[float, float, float]:
     """Williams' test of two dependent Pearson correlations sharing the human side:
-    (delta = r(metric) - r(versus), one-sided p for "metric better", for "versus better").
-    NaN when a correlation is undefined, fewer than four items, or K < 0 (rounding with
-    |r| = 1)."""
+    (delta = r(metric) - r(versus), one-sided p for "metric better", for "versus better"),
+    on the items where all three scores are present (n counts those only). NaN when a
+    correlation is undefined (a constant metric: mt-metrics-eval takes r = 0), fewer than four
+    items, or K < 0 (rounding with |r| = 1)."""
     human, metric, versus = (np.asarray(a, float).ravel() for a in (human, metric, versus))
     keep = ~(np.isnan(human) | np.isnan(metric) | np.isnan(versus))
     human, metric, versus = human[keep], metric[keep], versus[keep]
@@ -241,90 +316,4 @@ def ranks(values: dict[str, float], p_better: Callable[[str, str], float],
         if any(p_better(order[j], m) <= alpha for j in range(start, i)):
             rank, start = rank + 1, i
         out[m] = rank
-    return out
-
-
-def pairs_to_test(names: Sequence[str], versus: str) -> list[tuple[str, str]]:
-    """(metric, versus) pairs: every other metric against ``versus``, or with ``"all"`` every
-    ordered pair (both directions: a p for each metric being the better)."""
-    if versus == "all":
-        return [(a, b) for a in names for b in names if a != b]
-    return [(a, versus) for a in names if a != versus]
-
-
-def _stat_table() -> dict[tuple[str, str], tuple[Statistic, bool]]:
-    """(level, statistic as the correlation records name it) -> (statistic, grouped by
-    item): every statistic ``meta`` reports, with its grouping."""
-    from mtstrata.meta.stats import pairwise_accuracy, spearman
-
-    return {("sys", "pearson"): (pearson, False), ("sys", "spearman"): (spearman, False),
-            ("sys", "kendall"): (kendall, False), ("sys", "accuracy"): (pairwise_accuracy, False),
-            ("seg", "pearson"): (pearson, False), ("seg", "kendall_flat"): (kendall, False),
-            ("seg", "kendall_itemwise"): (kendall, True)}
-
-
-def table_tests(lp: str, sys_human: np.ndarray, seg_human: np.ndarray, seg_idx: np.ndarray,
-                arrays: dict[str, tuple[np.ndarray, np.ndarray]],
-                pairs: Sequence[tuple[str, str]], *, k: int = 1000, seed: int = 12345
-                ) -> list[SigDiff]:
-    """Every test of one language pair: for each statistic of ``meta`` (segment level only with
-    segment judgments), PERM-BOTH for every (metric, versus) of ``pairs``, and Williams' test
-    for Pearson. ``arrays``: name -> oriented (system scores, judged segment scores). Each
-    unordered pair is resampled once, with a generator seeded afresh (``seed``): both
-    directions come from the same draws."""
-    out: list[SigDiff] = []
-    for (level, name), (stat, by_item) in _stat_table().items():
-        if level == "seg" and not len(seg_human):
-            continue
-        human = sys_human if level == "sys" else seg_human
-        col = 0 if level == "sys" else 1
-        perm: dict[tuple[str, str], tuple[float, float]] = {}
-        will: dict[tuple[str, str], tuple[float, float]] = {}
-        for a, b in pairs:
-            if (a, b) not in perm:
-                d, pa, pb = perm_both(stat, human, arrays[a][col], arrays[b][col],
-                                      groups=seg_idx if by_item else None, k=k, seed=seed)
-                perm[(a, b)], perm[(b, a)] = (d, pa), (-d, pb)
-                if name == "pearson":
-                    d, pa, pb = williams(human, arrays[a][col], arrays[b][col])
-                    will[(a, b)], will[(b, a)] = (d, pa), (-d, pb)
-            out.append(SigDiff(lp, level, name, "perm-both", a, b, *perm[(a, b)], k))
-            if name == "pearson":
-                out.append(SigDiff(lp, level, name, "williams", a, b, *will[(a, b)]))
-    return out
-
-
-@dataclass(frozen=True)
-class Rank:
-    """A metric's significance cluster on one statistic of one pair (1: the top cluster)."""
-
-    lp: str
-    level: str
-    statistic: str
-    ranked_by: str  # the test: "perm-both" or "williams"
-    metric: str
-    rank: int
-    alpha: float = 0.05
-
-    def to_dict(self) -> dict[str, object]:
-        return {f: getattr(self, f) for f in ("lp", "level", "statistic", "ranked_by", "metric",
-                                              "rank", "alpha")}
-
-
-def clusters(tests: Sequence[SigDiff], values: dict[tuple[str, str, str, str], float],
-             alpha: float = 0.05) -> list[Rank]:
-    """Significance clusters of every (lp, level, statistic, test) whose tests cover every
-    ordered pair of its metrics (``--versus all``). ``values``: (lp, metric, level, statistic)
-    -> the correlation."""
-    groups: dict[tuple[str, str, str, str], dict[tuple[str, str], float]] = {}
-    for t in tests:
-        groups.setdefault((t.lp, t.level, t.statistic, t.test), {})[(t.metric, t.versus)] = t.p
-    out: list[Rank] = []
-    for (lp, level, stat, test), ps in groups.items():
-        names = sorted({m for pair in ps for m in pair})
-        if len(ps) != len(names) * (len(names) - 1):
-            continue  # not every pair tested
-        vals = {m: values.get((lp, m, level, stat), float("nan")) for m in names}
-        got = ranks(vals, lambda a, b, ps=ps: ps[(a, b)], alpha)
-        out += [Rank(lp, level, stat, test, m, r, alpha) for m, r in got.items()]
     return out
