@@ -35,7 +35,7 @@ import numpy as np
 from mtstrata import progress
 from mtstrata.combine.procedures import BASELINE, Procedure, baseline, single, single_set
 from mtstrata.errors import InputError
-from mtstrata.meta.sigdiff import perm_both_draws
+from mtstrata.meta.sigdiff import at_least, perm_both_draws
 from mtstrata.meta.stats import _itemwise_taus, _pearson_rows, kendall, kendall_grouped, pearson
 from mtstrata.meta.table import ScoreTable
 
@@ -199,13 +199,13 @@ def perm_tests(folds: Sequence[Mapping[str, Any]], stat: str, k: int, seed: int
             fd, fds = float(np.mean(deltas)), np.mean(draws, axis=0)
             fold_deltas.append(fd)
             fold_draws.append(fds)
-            per.append({"delta": fd, "p": float((fds >= fd).mean()), "resamples": k})
+            per.append({"delta": fd, "p": float(at_least(fds, fd).mean()), "resamples": k})
         else:
             per.append({"delta": None, "p": None, "resamples": k})
     if not fold_deltas:
         return per, {"delta": None, "p": None, "resamples": k}
     cd, cds = float(np.mean(fold_deltas)), np.mean(fold_draws, axis=0)
-    return per, {"delta": cd, "p": float((cds >= cd).mean()), "resamples": k,
+    return per, {"delta": cd, "p": float(at_least(cds, cd).mean()), "resamples": k,
                  "folds_tested": len(fold_deltas)}
 
 
