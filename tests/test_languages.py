@@ -108,3 +108,32 @@ def test_going_on_in_another_script_is_signed(russian, tmp_path, capsys):
 
 def test_the_options_default_to_english():
     assert AnnotationOptions().language == "en" and AnnotationOptions().check_script
+
+
+def _russian_pair(root, name="en-ru"):
+    from tests.test_combine_cli import HUMAN, SYSTEMS, _corpus
+
+    d = _corpus(root, name)
+    n = len(next(iter(SYSTEMS.values())))
+    (d / "ref.txt").write_text("\n".join((RUSSIAN * n)[:n]) + "\n", encoding="utf-8")
+    for s in HUMAN:
+        (d / "sys" / f"{s}.txt").write_text("\n".join((RUSSIAN[::-1] * n)[:n]) + "\n",
+                                           encoding="utf-8")
+    return d
+
+
+def test_a_pair_directory_gives_its_target_language(tmp_path, capsys):
+    """meta and search take each pair's language from its name (en-ru: Russian) unless --lang
+    says otherwise: a linguistic metric on en-ru is refused for Russian, not computed with the
+    English model; chrF, of no language, is computed."""
+    d = _russian_pair(tmp_path)
+    base = ["meta", "--data", str(d), "--tables", str(tmp_path / "t"), "--cache",
+            str(tmp_path / "c.sqlite"), "-q", "-f", "json"]
+    assert main([*base, "-m", "chrf", "SP-Op(*)"]) == 2
+    err = capsys.readouterr().err
+    assert "for the language 'ru'" in err and "Traceback" not in err
+    assert main([*base, "-m", "chrf"]) == 0
+    capsys.readouterr()
+    # told the language is English, the script check stops the run, naming the reference file
+    assert main([*base, "-m", "SP-Op(*)", "--lang", "en"]) == 2
+    assert "ref.txt: is mostly Cyrillic" in capsys.readouterr().err

@@ -58,6 +58,8 @@ def run_records(args: argparse.Namespace, tables: list[Any], specs: list[str],
                 sets: dict[str, tuple[Any, object]], names: dict[str, str], options: Any,
                 versus: str | None) -> int:
     """The correlation records (and ``--versus`` tests) of every table."""
+    from dataclasses import replace
+
     from mtstrata.commands import _options
     from mtstrata.meta.record_text import format_records, format_tsv
     from mtstrata.meta.records import pooled_accuracy, table_records, with_average
@@ -70,9 +72,11 @@ def run_records(args: argparse.Namespace, tables: list[Any], specs: list[str],
         _options.check_resamples(args.bootstrap, "--bootstrap",
                                  items=max(len(table.systems), len(table.seg_human)))
         sigs = {names[s]: table.signatures.get(s, "") for s in specs}
+        mine = options if table.language == options.language else replace(
+            options, language=table.language, plan=None)
         for name, (_, sig) in sets.items():  # a set metric is signed as score signs it
             sigs[name] = sig if isinstance(sig, str) else metric_signatures_of(
-                [sig], table.nrefs, options)[0]
+                [sig], table.nrefs, mine)[0]
         records += segment_signed(
             table_records(table, specs, ulcs, n=args.bootstrap, seed=args.seed, names=names,
                           signatures=sigs),

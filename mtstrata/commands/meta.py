@@ -108,7 +108,7 @@ def load_tables(args: argparse.Namespace, specs: list[str], options: Any = None
     input (directories, external files) is checked before any table is built. ``options``:
     the run's annotation options and plan (default: those of ``args``, planned here once for
     ``specs``)."""
-    from mtstrata.commands.options import run_options
+    from mtstrata.commands.options import data_language, pair_language, run_options
     from mtstrata.meta.mtme import is_external
     from mtstrata.meta.table_cache import cached_table
 
@@ -120,13 +120,28 @@ def load_tables(args: argparse.Namespace, specs: list[str], options: Any = None
     corpora = read_corpora(args.data, rows_by_pair=getattr(args, "command", "") != "search")
     external = external_columns(specs, corpora)
     ours = [s for s in specs if not is_external(s)]
-    if options is None:
-        from mtstrata import metrics
+    from mtstrata import metrics
 
-        options = run_options(args, [metrics.create(s) for s in ours])
-    tables = [cached_table(d, ours, args.tables, options, on_compute=computing, corpus=c)
+    built = [metrics.create(s) for s in ours]
+    if options is None:
+        options = run_options(args, built, data_language(args))
+    by_language = {options.language: options}  # (one plan per target language of the pairs)
+
+    def pair_options(d: str) -> Any:
+        from dataclasses import replace
+        from pathlib import Path
+
+        lang = pair_language(args, d)
+        if lang not in by_language:
+            by_language[lang] = run_options(args, built, lang)
+        return replace(by_language[lang], references=str(Path(d) / "ref.txt"))
+
+    tables = [cached_table(d, ours, args.tables, pair_options(d), on_compute=computing,
+                           corpus=c)
               for d, c in progress.track(list(zip(args.data, corpora, strict=True)),
                                          "score tables", unit="pair")]
+    for d, t in zip(args.data, tables, strict=True):
+        t.language = pair_language(args, d)
     for k, t in enumerate(tables):
         for spec, cols in external.items():
             sys_scores, seg_scores, sig = cols[k]
@@ -322,6 +337,6 @@ def run(args: argparse.Namespace) -> int:
 
 def run_options_for(args: argparse.Namespace, specs: list[str]) -> Any:
     """The run's annotation options and plan, for every metric it computes or checks."""
-    from mtstrata.commands.options import run_options
+    from mtstrata.commands.options import data_language, run_options
 
-    return run_options(args, run_metrics(args, specs))
+    return run_options(args, run_metrics(args, specs), data_language(args))

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from mtstrata.metrics.base import Metric
 
 __all__ = ["add_annotation_options", "add_data_options", "annotation_options", "jobs_option",
-           "lang_option", "run_options", "system_names"]
+           "data_language", "lang_option", "pair_language", "run_options", "system_names"]
 
 
 def system_names(hyps: list[corpus.TextFile]) -> list[str]:
@@ -119,15 +119,38 @@ def annotation_options(args: argparse.Namespace) -> AnnotationOptions:
     )
 
 
-def run_options(args: argparse.Namespace, metrics: Sequence[Metric]) -> AnnotationOptions:
+def run_options(args: argparse.Namespace, metrics: Sequence[Metric],
+                language: str | None = None) -> AnnotationOptions:
     """:func:`annotation_options` carrying the run's plan, resolved once for ``metrics`` (every
     metric the run computes or signs) and passed down: scoring, score tables, signatures and
-    set checks of the run then use that one plan (:func:`mtstrata.layers.with_plan`)."""
+    set checks of the run then use that one plan (:func:`mtstrata.layers.with_plan`).
+    ``language``: the target language when ``--lang`` does not say it (a pair's)."""
+    from dataclasses import replace
+
     from mtstrata.layers import with_plan
     from mtstrata.scoring import layers_needed
 
     needed, schemes = layers_needed(metrics)
-    return with_plan(annotation_options(args), needed, schemes)
+    options = annotation_options(args)
+    if language is not None and not getattr(args, "lang", None):
+        options = replace(options, language=language)
+    return with_plan(options, needed, schemes)
+
+
+def pair_language(args: argparse.Namespace, lp_dir: str) -> str:
+    """The target language of a language-pair directory: ``--lang``, else the pair its name
+    says (``en-ru`` -> ``ru``), else English."""
+    from pathlib import Path
+
+    from mtstrata.languages import DEFAULT, of_pair
+
+    return getattr(args, "lang", None) or of_pair(Path(lp_dir).resolve().name) or DEFAULT
+
+
+def data_language(args: argparse.Namespace) -> str | None:
+    """The one target language of every ``--data`` pair (None: they differ)."""
+    langs = {pair_language(args, d) for d in getattr(args, "data", None) or ()}
+    return langs.pop() if len(langs) == 1 else None
 
 
 def add_data_options(p: argparse.ArgumentParser) -> None:

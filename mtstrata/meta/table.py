@@ -49,6 +49,8 @@ class ScoreTable:
     stat_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: number of references of the corpus (a run fact of the signatures)
     nrefs: int = 0
+    #: the target language its metrics were computed for (the run's, or the pair's)
+    language: str = "en"
 
     @classmethod
     def from_corpus(cls, corpus: DevCorpus) -> ScoreTable:
