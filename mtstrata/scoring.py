@@ -71,6 +71,14 @@ class Run:
         ]
 
 
+def corpus_score(m: Metric, stats: np.ndarray) -> float:
+    """A metric's corpus score from its per-segment statistics: the score of their sum, as
+    :meth:`Run.score` gives it (commands that print the number from a run's statistics, such
+    as ``compare``, compute it here, on the path the provenance lock digests:
+    :data:`mtstrata.metrics.provenance_lock.RUN_PATH`)."""
+    return float(m.score(np.asarray(stats).sum(axis=0)))
+
+
 #: the longest segment (in characters) sent to an annotator: spaCy refuses a million characters
 #: (E088) and its parser needs about 1 GB per 100,000
 MAX_ANNOTATED_CHARS = 100_000

@@ -59,15 +59,48 @@ def test_the_learned_labeller_covers_the_rules_it_runs_as_features():
 
 def test_what_no_digest_covers():
     # the commands, outputs, cache, registries and plan never move a row; metrics stop at the
-    # layers (versioned by their providers, named in ``ann``)
+    # layers (versioned by their providers, named in ``ann``), the driver aside
     outside = {"mtstrata.cli", "mtstrata.output", "mtstrata.cache", "mtstrata.registry",
-               "mtstrata.corpus", "mtstrata.metrics", "mtstrata.layers", "mtstrata.layers.planning",
-               "mtstrata.errors", "mtstrata.signature", "mtstrata.lock",
+               "mtstrata.metrics", "mtstrata.layers.planning", "mtstrata.layers.executors",
+               "mtstrata.errors", "mtstrata.signature", "mtstrata.lock", "mtstrata.tokenized",
+               "mtstrata.progress", "mtstrata.console", "mtstrata.meta.table",
                "mtstrata.metrics.provenance"}
     for key, row in ROWS.items():
         assert not outside & set(row.modules), key
+        assert not any(m.startswith("mtstrata.commands") for m in row.modules), key
         if key.startswith("metric:"):
-            assert not any(m.startswith("mtstrata.layers") for m in row.modules), key
+            assert not any(m.startswith("mtstrata.layers.") for m in row.modules), key
+        else:  # a layer's code is its provider's; it reaches no metric's run path
+            assert not set(provenance_lock.RUN_PATH) & set(row.modules), key
+
+
+def test_every_metric_row_covers_the_run_path():
+    # reading, a text's segment, the statistics, their sums and scores: every metric's number
+    for key, row in ROWS.items():
+        if key.startswith("metric:"):
+            assert set(provenance_lock.RUN_PATH) <= set(row.modules), key
+    assert all(providers.module_file(m) for m in provenance_lock.RUN_PATH)
+    assert "mtstrata.scoring" not in ROWS["provider:spacy"].modules
+
+
+def test_every_import_on_the_path_of_a_number_is_classified():
+    # a module a metric's row covers imports only modules of that row, providers' code (their
+    # rows, named by ``ann``) or modules declared to compute no number: a new import on the
+    # path of a number is never left out of the digest by default
+    unclassified = set()
+    for key, row in ROWS.items():
+        if not key.startswith("metric:"):
+            continue
+        for m in row.modules:
+            for imp in provenance_lock.imports(m):
+                if not (imp in row.modules or imp in provenance_lock.NOT_NUMBER_CODE
+                        or provenance_lock._provider_scope(imp)):
+                    unclassified.add(f"{m} imports {imp}")
+    assert not unclassified, (
+        "modules on the path of a metric's numbers import modules that are neither on it nor "
+        "declared to compute no number (mtstrata/metrics/provenance_lock.py: RUN_PATH, CORE or "
+        f"NOT_NUMBER_CODE): {sorted(unclassified)}")
+    assert all(providers.module_file(m) for m in provenance_lock.NOT_NUMBER_CODE)
 
 
 # ------------------------------------------------------------------ edits in a copy
@@ -146,12 +179,35 @@ def test_a_provider_constant_moves_its_row(scratch):
 
 
 def test_edits_outside_producers_move_no_row(scratch):
-    for rel in ("output.py", "cli.py", "cache.py", "registry.py", "corpus.py",
-                "metrics/__init__.py", "layers/__init__.py", "layers/planning.py",
-                "commands/score.py", "signature.py", "metrics/provenance.py"):
+    for rel in ("output.py", "cli.py", "cache.py", "registry.py", "tokenized.py",
+                "console.py", "progress.py", "metrics/__init__.py", "layers/planning.py",
+                "layers/executors.py", "commands/score.py", "commands/compare.py",
+                "signature.py", "metrics/provenance.py", "meta/table.py"):
         p = scratch / rel
         p.write_text(p.read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
     assert _moved(scratch) == {}
+
+
+METRIC_ROWS = {k for k in ROWS if k.startswith("metric:")}
+
+
+@pytest.mark.parametrize(("rel", "old", "new"), [
+    ("scoring.py", "        total = st.sum(axis=0)\n", "        total = st.sum(axis=0) + 1\n"),
+    ("corpus.py", '    text = text.replace("\\r\\n", "\\n")\n',
+     '    text = text.replace("\\r\\n", " \\n")\n'),
+    ("layers/__init__.py", "Segment.from_text(t) for t in texts}", "Segment.from_text(t.lower()) "
+     "for t in texts}"),
+    ("meta/data.py", "from mtstrata.corpus import read_text", "from mtstrata.corpus import "
+     "read_text  # (an edit)"),
+    ("meta/table_cache.py", "        return {i: (metrics[i].score(stats_of(i, stats).sum(0)),",
+     "        return {i: (metrics[i].score(stats_of(i, stats).sum(0) * 2),"),
+], ids=["scoring", "corpus", "driver", "meta-data", "table-cache"])
+def test_an_edit_on_the_run_path_moves_every_metric_row(scratch, rel, old, new):
+    _edit(scratch, rel, old, new)
+    moved = _moved(scratch)
+    assert set(moved) == METRIC_ROWS, sorted(set(moved) ^ METRIC_ROWS)
+    module = "mtstrata." + rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    assert module in moved["metric:bleu"]
 
 
 def test_line_endings_alone_move_nothing(scratch):

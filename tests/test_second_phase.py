@@ -1,11 +1,11 @@
-"""Issue 48 items that wait for the provider-registry rewrite (they live in the files it
-rewrites), written first so that phase has them: each is ``xfail(strict=True)`` and fails the
-suite once it passes, to be unmarked then.
+"""Issue 48 items written before the provider-registry rewrite they waited for, now passing.
 
 * item 2: the digest that signs a metric's numbers covers every module its computation runs
-  through (reading, tokenising, scoring, combining), not only the metric's own module: an edit
-  of the sum of segment statistics in ``scoring.Run.score`` moved BLEU 59.96 -> 57.59 under a
-  byte-identical signature.
+  through (reading, the segment of a text, tokenising, scoring), not only the metric's own
+  module: an edit of the sum of segment statistics in ``scoring.Run.score`` moved BLEU
+  59.96 -> 57.59 under a byte-identical signature. Each edit below is made in a scratch copy of
+  the package and run end to end: a number it moves must move its signature (the run signs the
+  edited code ``code:HASH``, :func:`mtstrata.layers.code.code_mark`), and each must move one.
 """
 
 from __future__ import annotations
@@ -23,8 +23,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: edits of modules a number runs through outside its metric's module: (file, old, new)
 EDITS = [
+    # the sum of the segment statistics (the probe's edit)
     ("scoring.py", "        total = st.sum(axis=0)\n",
      "        total = st.sum(axis=0) + 1\n"),
+    # reading: the bytes of a file to its segments
+    ("corpus.py", '    lines = text.split("\\n")\n',
+     '    lines = text.replace("the ", "a ").split("\\n")\n'),
+    # the driver: a text's segment (no layers)
+    ("layers/__init__.py", "        return {t: Segment.from_text(t) for t in texts}, \"\"\n",
+     "        return {t: Segment.from_text(t + \" x\") for t in texts}, \"\"\n"),
+    # tokenising: the 13a tokenizer's last step (BLEU's, not chrF's)
+    ("tokenizers.py", '        return " ".join(line.split())\n',
+     '        return " ".join(line.split()[1:])\n'),
 ]
 
 
@@ -41,19 +51,24 @@ def _score(package_root: Path, tmp: Path) -> list[dict]:
     return json.loads(r.stdout)["scores"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 48 item 2 (second phase, after the provider "
-                   "registry rewrite): the code digest covers the metric's own modules only")
-@pytest.mark.parametrize(("module", "old", "new"), EDITS)
-def test_an_edit_on_the_path_of_a_number_changes_its_signature(tmp_path, module, old, new):
+@pytest.fixture(scope="module")
+def before(tmp_path_factory) -> list[dict]:
+    return _score(ROOT, tmp_path_factory.mktemp("tree"))
+
+
+@pytest.mark.parametrize(("module", "old", "new"), EDITS, ids=[e[0] for e in EDITS])
+def test_an_edit_on_the_path_of_a_number_changes_its_signature(tmp_path, before, module, old,
+                                                              new):
     copy = tmp_path / "copy"
     shutil.copytree(ROOT / "mtstrata", copy / "mtstrata",
                     ignore=shutil.ignore_patterns("__pycache__", "srl_*.npz"))
-    before = _score(copy, tmp_path)
     f = copy / "mtstrata" / module
     text = f.read_text(encoding="utf-8")
-    assert old in text, f"the edit no longer applies to {module}: update EDITS"
+    assert text.count(old) == 1, f"the edit no longer applies to {module}: update EDITS"
     f.write_text(text.replace(old, new, 1), encoding="utf-8")
     after = _score(copy, tmp_path)
-    for b, a in zip(before, after, strict=True):
-        assert a["score"] != b["score"]  # the edit moves the number...
-        assert a["signature"] != b["signature"], (module, a["metric"])  # ...and its signature
+    moved = [(b, a) for b, a in zip(before, after, strict=True) if a["score"] != b["score"]]
+    assert moved, f"the edit of {module} moves no number: choose one that does"
+    for b, a in moved:  # a number the edit moves never keeps its signature
+        assert a["signature"] != b["signature"], (module, a["metric"])
+        assert "|code:" in a["signature"], a["signature"]

@@ -87,12 +87,12 @@ def compare_stats(metric: Any, stats: dict[str, np.ndarray], baseline: str, test
     others = {s: st for s, st in stats.items() if s != baseline}
     base_st = stats[baseline]
     base_seg = metric.segment_scores(base_st) if "sign" in tests else None
-    base_score = float(score(base_st.sum(0)))
+    base_score = scoring.corpus_score(metric, base_st)
     base_resampled = resampled_scores(score, base_st, n_bs, seed) if "bs" in tests else None
     out: list[dict[str, Any]] = []
     for name, st in progress.track(others.items(), f"comparing ({metric.display_name()})",
                                    unit="system"):
-        value = float(score(st.sum(0)))
+        value = scoring.corpus_score(metric, st)
         r: dict[str, Any] = {"metric": metric.display_name(), "system": name,
                              "baseline": baseline, "score": value,
                              "baseline_score": base_score, "delta": value - base_score,

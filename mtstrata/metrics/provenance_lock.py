@@ -25,13 +25,36 @@ and follows the static import graph (every ``import`` anywhere in a module, foun
 entry's **scope**:
 
 * a metric: the modules of ``mtstrata.metrics`` except those that compute no number
-  (:data:`NOT_METRIC_CODE`: the registry, which builds metrics, and the signature checks), and
-  the core modules that compute with them (:data:`CORE`). The modules of ``mtstrata.layers``
-  are outside: a metric reads layers, whose code is versioned by their providers' rows and
-  named in the number's ``ann`` fact;
+  (:data:`NOT_METRIC_CODE`: the registry, which builds metrics, and the signature checks), the
+  core modules that compute with them (:data:`CORE`), and **the run path**
+  (:data:`RUN_PATH`), which is also a root of every metric's closure. The modules of
+  ``mtstrata.layers`` other than the driver are outside: a metric reads layers, whose code is
+  versioned by their providers' rows and named in the number's ``ann`` fact;
 * a provider: the modules of ``mtstrata.layers`` except the plan and the places where providers
   run (:data:`NOT_PROVIDER_CODE`), the core modules of :data:`CORE` and the rows format every
   layer is stored in (``mtstrata.payloads``, a root of every provider).
+
+**The rule: a metric's digest covers every module its numbers pass through.** A number is
+made on one path: the texts are read, each becomes a segment (from the text alone, or from its
+layers' rows), the metric turns segments into statistics (tokenising on the way), the
+statistics are summed, the sum is scored, and a set's members are combined. The metric's own
+modules, and what they import (the tokenizers, a set's combiner), are found from its class;
+the modules that call the metric are not (imports go from them to it), so they are named once
+in :data:`RUN_PATH` and every metric's closure starts from them too: ``mtstrata.corpus`` and
+``mtstrata.meta.data`` (reading), ``mtstrata.layers`` (the driver: a text's segment),
+``mtstrata.scoring`` (the statistics of every system, their sums and scores) and
+``mtstrata.meta.table_cache`` (the scores of ``meta``'s and ``search``'s tables, from sums and
+projections). Every module those import is classified, never left out by default: on the path
+(in a row's scope), a provider's code (its row, named by ``ann``) or in
+:data:`NOT_NUMBER_CODE` with what it does instead of computing (messages, progress, the output
+guard, signatures, registries, the cache's storage, the plan, where work runs);
+``tests/test_provenance_lock.py`` fails on an import that is none of these, and applies edits
+in a scratch copy (a line of the sum in ``scoring``, of reading in ``corpus``, of the 13a
+tokenizer) that must move the rows, and edits of the commands, outputs and registries that
+must move none. Module by module: a module on the path is digested whole (a comment in it
+counts), however little of it computes. What is computed *from* a metric's numbers (the
+intervals of ``score --confidence``, the tests of ``compare``, the correlations of ``meta``,
+the report's analyses) is not the metric's number: those modules are not in its digest.
 
 So the commands, the outputs, the cache, the registries and the report (``mtstrata.cli``,
 ``output``, ``cache``, ``registry``, ``commands``, ...) never move a digest, and a labeller's
@@ -77,6 +100,21 @@ LOCK_FILE = providers.LOCK_FILE
 WRITE_COMMAND = "python -m mtstrata.metrics.provenance_lock --write"
 #: core modules that compute with metrics and layers (tokenisation, segments, WordNet)
 CORE = frozenset({"mtstrata.segment", "mtstrata.tokenizers", "mtstrata.wordnet"})
+#: the modules every metric's numbers pass through outside the metric's own modules, which
+#: call the metric (so its imports never reach them): module -> its part of the path. Each is
+#: a root of every metric's closure (see the module docstring)
+RUN_PATH: dict[str, str] = {
+    "mtstrata.corpus": "reads the texts of score, compare and report (bytes to segments' "
+                       "strings: decoding, line ends, one segment per line)",
+    "mtstrata.meta.data": "reads the texts of a dev corpus (meta, search): which file is "
+                          "which system's and reference's",
+    "mtstrata.layers": "the driver: each text's segment, from the text alone or from its "
+                       "layers' rows, cached or computed",
+    "mtstrata.scoring": "the statistics of every system (the contract's shape), their sums "
+                        "and the scores",
+    "mtstrata.meta.table_cache": "the system and segment scores of meta's and search's "
+                                 "tables, from sums and projections of statistics",
+}
 #: modules of mtstrata.layers that are no provider's code: the run driver and the plan (which
 #: provider runs, not what it computes), where providers run, and the version table itself
 #: (the provider contract, whose base classes run labellers and computed layers, is theirs;
@@ -87,12 +125,33 @@ NOT_PROVIDER_CODE = frozenset({"mtstrata.layers", "mtstrata.layers.planning",
 #: compares signatures (a set's members are checked, not computed, there) and this lock
 NOT_METRIC_CODE = frozenset({"mtstrata.metrics", "mtstrata.metrics.provenance",
                              "mtstrata.metrics.provenance_lock"})
+#: modules that the modules of a number's path import and that compute none of it: module ->
+#: what it does instead (tests/test_provenance_lock.py checks that every import of a module in
+#: a metric's row is in the row, a provider's code or here)
+NOT_NUMBER_CODE: dict[str, str] = {
+    "mtstrata.errors": "messages of refusals",
+    "mtstrata.console": "warnings and advisories",
+    "mtstrata.progress": "progress bars",
+    "mtstrata.output": "the output guard and atomic writes",
+    "mtstrata.signature": "builds and reads signatures",
+    "mtstrata.registry": "registries (names to factories)",
+    "mtstrata.languages": "refuses references in another script than the run's language",
+    "mtstrata.cache": "the annotation cache's storage (rows are checked by their codecs, "
+                      "mtstrata.payloads, a provider's code)",
+    "mtstrata.meta.table": "the table holding the scores, and meta's statistics over them",
+    **{m: "the metric registry, the signature checks, this lock" for m in NOT_METRIC_CODE},
+    **{m: "the plan, where work runs, the version table" for m in NOT_PROVIDER_CODE
+       if m not in RUN_PATH},
+    "mtstrata.layers.options": "the run's annotation options and their plan",
+    "mtstrata.lock": "reads models.lock and checks installed models and data against it "
+                     "(what they are is in the signatures: library versions, ann, model=)",
+}
 _MODULE_NAME = re.compile(r"mtstrata(\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
 def _metric_scope(module: str) -> bool:
-    return module in CORE or (module.startswith("mtstrata.metrics.")
-                              and module not in NOT_METRIC_CODE)
+    return module in CORE or module in RUN_PATH or (module.startswith("mtstrata.metrics.")
+                                                    and module not in NOT_METRIC_CODE)
 
 
 def _provider_scope(module: str) -> bool:
@@ -217,7 +276,7 @@ def metric_rows() -> Iterator[Row]:
         cls = metric_class(e)
         if not (_own(cls) or _own(e.factory)):
             continue  # another distribution's (its signature names the distribution)
-        mods = closure(_roots(cls, e.factory), _metric_scope)
+        mods = closure(_roots(cls, e.factory) | set(RUN_PATH), _metric_scope)
         yield Row(f"metric:{e.name}", f"def:{getattr(cls, 'definition', 1)}", tuple(mods),
                   closure_digest(mods),
                   f"`definition` of {cls.__qualname__} in {_file_of(cls.__module__)} (then "
