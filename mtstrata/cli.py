@@ -125,10 +125,14 @@ def _main(argv: Sequence[str] | None) -> int:
     previous = _terminate_as_exception()
     shown = warnings.showwarning
     warnings.showwarning = _show_warning
+    from mtstrata.commands.options import run_language
+    from mtstrata.languages import in_language
     from mtstrata.output import run_scope
 
     try:
-        with run_scope():  # what the run reads is never what it writes (mtstrata.output)
+        # what the run reads is never what it writes (mtstrata.output); its metric specs are
+        # read in its target language (mtstrata.languages)
+        with run_scope(), in_language(run_language(args)):
             return _run(args)
     finally:
         warnings.showwarning = shown
