@@ -309,8 +309,7 @@ OC_UD_FEATS = {
 }
 _NORMAL_POS = {"PROPN": "NOUN", "AUX": "VERB", "SCONJ": "CCONJ"}
 #: the features the choice of an analysis compares (natasha's: Animacy, Voice... ignored)
-_FEATS = frozenset({"Case", "Gender", "Number", "Aspect", "NumForm", "Person", "Tense",
-                    "Variant"})
+_FEATS = ("Aspect", "Case", "Gender", "NumForm", "Number", "Person", "Tense", "Variant")
 
 
 @lru_cache(maxsize=1)
