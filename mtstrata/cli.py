@@ -128,11 +128,15 @@ def _main(argv: Sequence[str] | None) -> int:
     shown = warnings.showwarning
     warnings.showwarning = _show_warning
     from mtstrata import console
+    from mtstrata.commands.options import run_language
+    from mtstrata.languages import in_language
     from mtstrata.output import run_scope
 
     try:  # what the run reads is never what it writes (mtstrata.output); each warning said
-        # once, advisories silenced by --quiet (mtstrata.console)
-        with run_scope(), console.run(quiet=bool(getattr(args, "quiet", False))):
+        # once, advisories silenced by --quiet (mtstrata.console); its metric specs are read
+        # in its target language (mtstrata.languages)
+        with run_scope(), console.run(quiet=bool(getattr(args, "quiet", False))), \
+                in_language(run_language(args)):
             code = _run(args)
             if code == 0:
                 console.finish()  # the run's advisories, summarised; a failure says its error

@@ -12,13 +12,22 @@ plainly written in another script than the language's (most letters Cyrillic whe
 is English, Latin where it is Chinese) stops with exit 2 naming ``--lang``, since an English
 model would read Russian text without a word of warning. ``--other-script`` goes on anyway, and
 says so in every signature the language enters (``script:unchecked``).
+
+A metric spec is read in the run's language (:func:`in_language`, which the command line sets
+once per run from ``--lang``, else the pairs' names: :func:`of_data`): a family whose
+parameters have defaults by language (the tag set SP- compares, the relations of DP-Or, the
+entity set of NE-, METEOR-st's stemmer, sacreBLEU's tokenizer for Chinese, Japanese and
+Korean) takes its language's values where the spec sets none
+(:func:`mtstrata.metrics.create`), and signs them as any parameter.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from mtstrata.errors import ConfigError, InputError
 
@@ -69,6 +78,32 @@ def of_pair(name: str) -> str | None:
     or None when the name is no pair."""
     m = _PAIR.search(str(name).rstrip("/"))
     return m.group(2) if m else None
+
+
+def of_data(names: Iterable[str]) -> str | None:
+    """The target language the pair directories ``names`` all say (:func:`of_pair`), or None
+    when one says none or two say different ones (a run has one language: --lang then)."""
+    found = {of_pair(n) for n in names}
+    return found.pop() if len(found) == 1 and None not in found else None
+
+
+#: the language metric specs are read in (:func:`in_language`)
+_CURRENT: ContextVar[str] = ContextVar("mtstrata_language", default=DEFAULT)
+
+
+def current() -> str:
+    """The language metric specs are read in now (English unless :func:`in_language`)."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def in_language(code: str) -> Iterator[str]:
+    """Read metric specs in ``code`` inside the block (the command line's run does)."""
+    token = _CURRENT.set(check_code(code))
+    try:
+        yield code
+    finally:
+        _CURRENT.reset(token)
 
 
 def script_of(ch: str) -> str | None:

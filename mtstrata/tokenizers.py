@@ -38,6 +38,14 @@ PRIVATE_API = ("BLEU._preprocess_segment", "BLEU._extract_reference_info",
                "CHRF._remove_punctuation", "CHRF._get_match_statistics",
                "CHRF._compute_f_score", "TER._preprocess_segment",
                "Tokenizer13a._post_tokenizer", "TokenizerRegexp._re")
+#: the tokenizer sacreBLEU's BLEU takes for a target language when none is given (its
+#: ``BLEU._TOKENIZER_MAP``; ``13a`` for every other language): the default ``tok`` of every
+#: lexical metric read in that language (:func:`mtstrata.metrics.create`), as sacreBLEU's
+#: command line chooses it from ``-l xx-yy``
+BY_LANGUAGE = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+#: the ``language_defaults`` of a metric with a ``tok`` parameter
+#: (:attr:`mtstrata.metrics.base.MetricBase.language_defaults`)
+TOK_DEFAULTS: dict[str, dict[str, str]] = {"tok": BY_LANGUAGE}
 #: sacreBLEU's first 13a rule, as :class:`_Rule1BySplit` was written for
 _RULE1 = (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 ")
 

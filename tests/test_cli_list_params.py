@@ -42,6 +42,7 @@ def test_list_metrics_prints_them(capsys):
     assert block.lstrip().startswith("parameters: tok=13a (text), lc=no (yes|no), smooth=exp")
     assert "smooth_value=none (number or none)" in block
     sp = next(i for i, x in enumerate(lines) if x.startswith("SP-Op(t) "))
-    assert lines[sp + 1].strip() == ("parameters: avg=micro (micro|macro), meas=jac "
-                                     "(jac|p|r|f), refs=max (max|pooled)")
+    assert " ".join(x.strip() for x in lines[sp + 1:sp + 3]) == (
+        "parameters: avg=micro (micro|macro), meas=jac (jac|p|r|f), refs=max (max|pooled), "
+        "tags=ptb (ptb|upos)")  # tags: upos outside English (docs/languages.md)
     assert "NAME:key=value" in out

@@ -85,7 +85,7 @@ def test_russian_text_is_not_read_by_an_english_model(russian, tmp_path, capsys)
     assert main([*args, "-m", "chrf", "bleu", "-q"]) == 0
     capsys.readouterr()
     # told the language, the layers a language lacks are refused, naming it
-    assert main([*args, "-m", "SP-Op(*)", "--lang", "ru"]) == 2
+    assert main([*args, "-m", "SR-Or(*)", "--lang", "ru"]) == 2
     assert "for the language 'ru'" in capsys.readouterr().err
     assert main([*args, "-m", "METEOR-sy", "--lang", "ru"]) == 2
     assert "METEOR-sy computes for en only" in capsys.readouterr().err

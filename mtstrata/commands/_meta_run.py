@@ -61,6 +61,7 @@ def run_records(args: argparse.Namespace, tables: list[Any], specs: list[str],
     from dataclasses import replace
 
     from mtstrata.commands import _options
+    from mtstrata.languages import in_language
     from mtstrata.meta.record_text import format_records, format_tsv
     from mtstrata.meta.records import pooled_accuracy, table_records, with_average
     from mtstrata.meta.table_cache import metric_signatures_of
@@ -77,10 +78,11 @@ def run_records(args: argparse.Namespace, tables: list[Any], specs: list[str],
         for name, (_, sig) in sets.items():  # a set metric is signed as score signs it
             sigs[name] = sig if isinstance(sig, str) else metric_signatures_of(
                 [sig], table.nrefs, mine)[0]
-        records += segment_signed(
-            table_records(table, specs, ulcs, n=args.bootstrap, seed=args.seed, names=names,
-                          signatures=sigs),
-            {names[s]: s for s in specs})
+        with in_language(table.language):  # its specs signed as the pair's table read them
+            records += segment_signed(
+                table_records(table, specs, ulcs, n=args.bootstrap, seed=args.seed,
+                              names=names, signatures=sigs),
+                {names[s]: s for s in specs})
     records = [*with_average(records),
                *pooled_accuracy(tables, specs, ulcs, names=names, records=records)]
     tests, ranks = (meta_tests(tables, specs, ulcs, names, records, versus,

@@ -122,24 +122,27 @@ def load_tables(args: argparse.Namespace, specs: list[str], options: Any = None
     ours = [s for s in specs if not is_external(s)]
     from mtstrata import metrics
 
-    built = [metrics.create(s) for s in ours]
+    from mtstrata.languages import in_language
+
     if options is None:
-        options = run_options(args, built, data_language(args))
+        options = run_options(args, [metrics.create(s) for s in ours], data_language(args))
     by_language = {options.language: options}  # (one plan per target language of the pairs)
 
-    def pair_options(d: str) -> Any:
+    def pair_options(d: str, lang: str) -> Any:
         from dataclasses import replace
         from pathlib import Path
 
-        lang = pair_language(args, d)
         if lang not in by_language:
-            by_language[lang] = run_options(args, built, lang)
+            by_language[lang] = run_options(args, [metrics.create(s) for s in ours], lang)
         return replace(by_language[lang], references=str(Path(d) / "ref.txt"))
 
-    tables = [cached_table(d, ours, args.tables, pair_options(d), on_compute=computing,
-                           corpus=c)
-              for d, c in progress.track(list(zip(args.data, corpora, strict=True)),
-                                         "score tables", unit="pair")]
+    tables = []
+    for d, c in progress.track(list(zip(args.data, corpora, strict=True)), "score tables",
+                               unit="pair"):
+        lang = pair_language(args, d)
+        with in_language(lang):  # the specs read in the pair's language (their defaults)
+            tables.append(cached_table(d, ours, args.tables, pair_options(d, lang),
+                                       on_compute=computing, corpus=c))
     for d, t in zip(args.data, tables, strict=True):
         t.language = pair_language(args, d)
     for k, t in enumerate(tables):

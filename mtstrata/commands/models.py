@@ -58,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{'':8} needed by: {c.used_by}")
             print(f"{'':8} fix: {c.fix}")
     print(f"{'':8} (nltk's WordNet copy: {wordnet.wordnet_dir()})")
+    from mtstrata.commands._languages import language_lines
+
+    print("\n".join(language_lines()))
     missing = "; ".join(f"{extra} (for {who})" for extra, who in optional.items())
     if bad:
         print(f"{bad} problem(s); see the fixes above"

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from mtstrata.metrics.base import Metric
 
 __all__ = ["add_annotation_options", "add_data_options", "annotation_options", "jobs_option",
-           "data_language", "lang_option", "pair_language", "run_options", "system_names"]
+           "data_language", "lang_option", "pair_language", "run_language", "run_options",
+           "system_names"]
 
 
 def system_names(hyps: list[corpus.TextFile]) -> list[str]:
@@ -98,14 +99,27 @@ def lang_option(text: str) -> str:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def run_language(args: argparse.Namespace) -> str:
+    """The run's target language: ``--lang``, else the one every ``--data`` pair directory's
+    name says (``.../en-ru`` gives ``ru``: :func:`mtstrata.languages.of_data`), else English.
+    Pairs of several target languages without ``--lang`` are read as English, as before
+    languages were part of a run (the script check then stops a pair in another script)."""
+    from mtstrata.languages import DEFAULT
+
+    given = getattr(args, "lang", None)
+    if given:
+        return str(given)
+    data = getattr(args, "data", None)
+    return (data_language(args) if isinstance(data, list) and data else None) or DEFAULT
+
+
 def annotation_options(args: argparse.Namespace) -> AnnotationOptions:
     """The :class:`~mtstrata.layers.AnnotationOptions` the annotation options give."""
-    from mtstrata.languages import DEFAULT
     from mtstrata.layers import AnnotationOptions
 
     refs = getattr(args, "ref", None)
     return AnnotationOptions(
-        language=getattr(args, "lang", None) or DEFAULT,
+        language=run_language(args),
         check_script=not getattr(args, "other_script", False),
         references=str(refs[0]) if isinstance(refs, list) and refs else None,
         annotator=args.annotator,

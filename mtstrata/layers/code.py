@@ -53,6 +53,27 @@ CODE: dict[str, tuple[str, tuple[str, ...]]] = {
     "stanza": ("2", (
         "mtstrata.layers.stanza_backend:to_segment",
         "mtstrata.layers.stanza_backend:_NEEDS", *_ROWS)),
+    # natasha (Russian): razdel's sentences, slovnet's tags, relations and entity spans ->
+    # layers; the entity map to the common set; natasha's lemma rule over pymorphy3
+    "natasha": ("1", (
+        "mtstrata.layers.natasha_backend:to_segment",
+        "mtstrata.layers.natasha_backend:split_text",
+        "mtstrata.layers.natasha_backend:NE_MAP", "mtstrata.layers.natasha_backend:_NEEDS",
+        "mtstrata.layers.natasha_backend:lemmatize",
+        "mtstrata.layers.natasha_backend:_Cached",
+        "mtstrata.layers.natasha_backend:OC_UD_POS",
+        "mtstrata.layers.natasha_backend:OC_UD_FEATS",
+        "mtstrata.layers.natasha_backend:_NORMAL_POS",
+        "mtstrata.layers.natasha_backend:_FEATS", *_ROWS)),
+    # HanTa (German) over spaCy's German rules: its tags as STTS, STTS -> UPOS
+    "hanta": ("1", (
+        "mtstrata.layers.hanta_backend:to_segment", "mtstrata.layers.hanta_backend:stts",
+        "mtstrata.layers.hanta_backend:STTS_UPOS", "mtstrata.layers.hanta_backend:_HANTA_STTS",
+        "mtstrata.layers.hanta_backend:HantaAnnotator.annotate",
+        "mtstrata.layers.hanta_backend:HantaAnnotator._segment", *_ROWS)),
+    # spaCy's French pipeline (French) Doc -> layers, its entity types -> the common set
+    "spacy-fr": ("1", (
+        "mtstrata.layers.spacy_fr:to_segment", "mtstrata.layers.spacy_fr:NE_MAP", *_ROWS)),
     # frames -> the srl row (the labellers' own code is versioned by their ``version``)
     "srl": ("2", (
         "mtstrata.layers.provider:add_frames", *_ROWS)),

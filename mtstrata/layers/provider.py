@@ -49,7 +49,10 @@ SCHEMES = {
     "clearnlp": "ClearNLP dependency relations (spaCy's English models)",
     "ud": "Universal Dependencies relations (stanza)",
     "ptb": "Penn Treebank part-of-speech tags (plus universal POS tags)",
+    "upos": "universal POS tags (UD; the language's own fine tags, where given, beside them)",
     "ontonotes": "OntoNotes 5 entity types",
+    "conll": "the common entity set PER, LOC, ORG, MISC (CoNLL-2002/2003's types; "
+             "docs/languages.md)",
     "propbank": "PropBank semantic roles",
 }
 #: where a provider computes (see the module docstring)

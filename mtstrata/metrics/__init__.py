@@ -28,8 +28,12 @@ class SignatureVersionWarning(UserWarning):
     """A signature was made by another version of mtstrata (or of sacreBLEU)."""
 
 
-def create(spec: str) -> Metric:
-    """Build a metric from ``NAME[:key=value,...]`` (unknown names raise with suggestions).
+def create(spec: str, language: str | None = None) -> Metric:
+    """Build a metric from ``NAME[:key=value,...]`` (unknown names raise with suggestions),
+    read in ``language`` (default: the language of the run, :func:`mtstrata.languages.current`):
+    the parameters the spec leaves unset whose default depends on the language take that
+    language's value (:func:`mtstrata.metrics.base.language_params`: ``SP-Op(*)`` read in
+    Russian compares universal POS tags, ``bleu`` read in Chinese tokenises with ``zh``).
 
     ``ulc:PATH.json`` (a path, not ``key=value``) is the metric set saved at PATH
     (:mod:`mtstrata.metrics.ulc`).
@@ -47,6 +51,19 @@ def create(spec: str) -> Metric:
         from mtstrata.metrics.ulc import ULCMetric
 
         return ULCMetric(set=rest.strip())  # type: ignore[return-value]
+    from mtstrata import languages
+    from mtstrata.metrics.base import language_params
+    from mtstrata.registry import parse_spec
+
+    lang = language or languages.current()
+    if lang != languages.LEGACY:
+        base, given = parse_spec(spec)
+        entry, _ = REGISTRY.lookup(base)
+        extra = language_params(entry.factory, lang, given)
+        if extra:
+            spec = spec.strip()
+            spec += ("," if given else "" if spec.endswith(":") else ":") + ",".join(
+                f"{k}={v}" for k, v in extra.items())
     return REGISTRY.create(spec)
 
 

@@ -102,6 +102,15 @@ class MetricBase:
     #: the target languages it can compute for (None: any); a run in another is refused
     #: before any work (:func:`mtstrata.scoring.check_language`)
     languages: ClassVar[frozenset[str] | None] = None
+    #: parameters whose default depends on the target language: ``{param: {language: value}}``
+    #: (``"*"``: every language not listed; the field's default is English's, or any other
+    #: language's not listed). :func:`mtstrata.metrics.create` fills those a spec leaves
+    #: unset with the values of the language it is read in; they are signed as any parameter
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = {}
+    #: parameters added after signatures were first written, left out of the signature at
+    #: their old behaviour's value (``{param: value}``): every signature made before them
+    #: still names the same metric
+    implicit: ClassVar[dict[str, Any]] = {}
     #: the value of a perfect score (for error rates: of a rate of one); 100 for the metrics
     #: sacreBLEU reports in percent (BLEU, chrF, TER) and those defined as BLEU; inf for NIST
     scale: ClassVar[float] = 1.0
@@ -213,6 +222,7 @@ class MetricBase:
             (f.name, format_value(getattr(self, f.name)))
             for f in dataclasses.fields(self)
             if f.init and f.name not in self.signature_exclude
+            and not (f.name in self.implicit and getattr(self, f.name) == self.implicit[f.name])
         ]
 
     def signature(self) -> str:
@@ -302,6 +312,20 @@ class Score:
 def _finite(v: float) -> float | None:
     v = float(v)
     return v if math.isfinite(v) else None
+
+
+def language_params(cls: type, language: str, given: Any = ()) -> dict[str, str]:
+    """The parameters ``cls`` takes in ``language`` that are not ``given`` (its
+    ``language_defaults``), where they differ from the field's own default."""
+    out = {}
+    fields = {f.name: f for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
+    for param, by in getattr(cls, "language_defaults", {}).items():
+        if param in given or param not in fields:
+            continue
+        value = by.get(language, by.get("*"))
+        if value is not None and value != format_value(fields[param].default):
+            out[param] = value
+    return out
 
 
 def depends_on_language(m: Any) -> bool:

@@ -49,7 +49,7 @@ from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
-from mtstrata.tokenizers import preprocessor, tokenize
+from mtstrata.tokenizers import TOK_DEFAULTS, preprocessor, tokenize
 
 
 def token_ngrams(tokens: Sequence[str], max_order: int = 4) -> Counter:
@@ -103,6 +103,8 @@ class BLEU(MetricBase):
     """
 
     tok: str = "13a"
+    #: sacreBLEU's tokenizer of the run's language where it chooses one (zh, ja, ko)
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = TOK_DEFAULTS
     lc: bool = False
     smooth: Literal["none", "floor", "add-k", "exp"] = "exp"
     smooth_value: float | None = None

@@ -46,7 +46,7 @@ from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.prepared import prepared
 from mtstrata.segment import Segment
-from mtstrata.tokenizers import tokenize
+from mtstrata.tokenizers import TOK_DEFAULTS, tokenize
 
 _NEG = -np.inf
 _BLOCK = 128  # segments advanced together; larger blocks pad more, smaller ones cost more calls
@@ -155,6 +155,8 @@ class GRR(MetricBase):
     beta: float = 0.0
     order: int = 4
     tok: str = "13a"
+    #: sacreBLEU's tokenizer of the run's language where it chooses one (zh, ja, ko)
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = TOK_DEFAULTS
     lc: bool = False
 
     name: ClassVar[str] = "4-GRR"

@@ -38,7 +38,7 @@ from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.segment import Segment
-from mtstrata.tokenizers import tokenize
+from mtstrata.tokenizers import TOK_DEFAULTS, tokenize
 
 
 def greedy_runs(hyp: Sequence[str], ref: Sequence[str]) -> list[int]:
@@ -110,6 +110,8 @@ class GTM(MetricBase):
 
     e: float = 1.2
     tok: str = "13a"
+    #: sacreBLEU's tokenizer of the run's language where it chooses one (zh, ja, ko)
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = TOK_DEFAULTS
     lc: bool = False
 
     name: ClassVar[str] = "gtm"

@@ -17,6 +17,12 @@ with nltk's defaults ``α = 0.9, β = 3, γ = 0.5``; with several references the
 * ``METEOR-ex``: exact only: also an identity stemmer (its stem stage pairs only identical
   words, already consumed).
 
+The stem stage is English's Porter stemmer (nltk's ``meteor_score`` default). In another
+language METEOR-st stems with nltk's Snowball stemmer of that language (``stemmer=russian``,
+``german``, ``french``...: :data:`SNOWBALL`), the default of a spec read in that language
+(:mod:`mtstrata.languages`) and signed (``stemmer:russian`` beside ``lang:ru``); a language
+nltk has no stemmer for refuses METEOR-st. METEOR-sy stays English's (English WordNet).
+
 What nltk is fed: the tokens of sacreBLEU's ``13a`` tokenizer (``tok``), original case; nltk
 lowercases every token itself (its ``preprocess=str.lower``). Note nltk's staging: the synonym
 stage looks up the *Porter stems* left over by the stem stage (``automobile`` -> ``automobil``
@@ -42,7 +48,7 @@ from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
-from mtstrata.tokenizers import tokenize
+from mtstrata.tokenizers import TOK_DEFAULTS, tokenize
 
 
 class _NoSynonyms:
@@ -75,6 +81,21 @@ class _Memo:
 
     def synsets(self, word: str) -> Any:
         return self._fn(word)
+
+
+#: nltk's Snowball stemmers by language code (``nltk.stem.snowball.SnowballStemmer``)
+SNOWBALL = {"ar": "arabic", "da": "danish", "nl": "dutch", "fi": "finnish", "fr": "french",
+            "de": "german", "hu": "hungarian", "it": "italian", "no": "norwegian",
+            "nb": "norwegian", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+            "es": "spanish", "sv": "swedish"}
+
+
+@lru_cache(maxsize=8)
+def _snowball(language: str) -> Any:
+    """nltk's Snowball stemmer of ``language`` (a name of :data:`SNOWBALL`, or english)."""
+    from nltk.stem.snowball import SnowballStemmer
+
+    return SnowballStemmer(language)
 
 
 @lru_cache(maxsize=1)
@@ -116,6 +137,8 @@ class _Meteor(MetricBase):
     beta: float = 3.0
     gamma: float = 0.5
     tok: str = "13a"
+    #: sacreBLEU's tokenizer of the run's language where it chooses one (zh, ja, ko)
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = TOK_DEFAULTS
 
     display: ClassVar[str] = ""
     stages: ClassVar[str] = ""
@@ -149,7 +172,12 @@ class _Meteor(MetricBase):
         run's (kept in the references' state)."""
         if self.stages == "ex":
             return _IdentityStemmer(), _NoSynonyms()
-        stemmer = refs.state(("METEOR", "stem"), lambda: _Memo(_porter().stem))
+        name = getattr(self, "stemmer", "porter")
+        if name == "porter":
+            stemmer = refs.state(("METEOR", "stem"), lambda: _Memo(_porter().stem))
+        else:
+            stemmer = refs.state(("METEOR", "stem", name),
+                                 lambda: _Memo(_snowball(name).stem))
         if self.stages == "st":
             return stemmer, _NoSynonyms()
         directory = _wordnet_dir()
@@ -198,11 +226,30 @@ class MeteorEx(_Meteor):
 
 @dataclass(frozen=True)
 class MeteorSt(_Meteor):
+    #: porter (English: nltk's meteor_score) or a Snowball stemmer's language (SNOWBALL)
+    stemmer: str = "porter"
+
     name: ClassVar[str] = "METEOR-st"
     display: ClassVar[str] = "METEOR-st"
     stages: ClassVar[str] = "st"
-    language_bound: ClassVar[bool] = True  # Porter's English stemmer
-    languages: ClassVar[frozenset[str] | None] = frozenset({"en"})
+    language_bound: ClassVar[bool] = True  # a stemmer of one language
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = {
+        **TOK_DEFAULTS, "stemmer": {"en": "porter", **SNOWBALL}}
+    implicit: ClassVar[dict[str, Any]] = {"stemmer": "porter"}
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.stemmer not in ("porter", "english", *SNOWBALL.values()):
+            raise ConfigError(f"METEOR-st: stemmer={self.stemmer!r}; give porter (English, "
+                              "nltk's METEOR) or a Snowball stemmer's language: "
+                              + ", ".join(sorted(set(SNOWBALL.values()))) + ".")
+
+    @property
+    def languages(self) -> frozenset[str]:  # type: ignore[override]
+        """The languages its stemmer is of."""
+        if self.stemmer in ("porter", "english"):
+            return frozenset({"en"})
+        return frozenset(k for k, v in SNOWBALL.items() if v == self.stemmer)
 
 
 @dataclass(frozen=True)
@@ -216,7 +263,8 @@ class MeteorSy(_Meteor):
 
 REGISTRY.add("METEOR-ex", MeteorEx, "METEOR, exact unigram matches only (nltk's scorer)")
 REGISTRY.add("METEOR-st", MeteorSt, "METEOR, exact + Porter stem matches (nltk's scorer); no "
-             "WordNet needed")
+             "WordNet needed; outside English nltk's Snowball stemmer of the language "
+             "(stemmer=russian...)")
 REGISTRY.add("METEOR-sy", MeteorSy, "METEOR, exact + stem + WordNet 3.0 synonyms = nltk's "
              "meteor_score (needs WordNet: `mtstrata models --install`)")
 REGISTRY.add("meteor", MeteorSy, "alias of METEOR-sy")

@@ -51,7 +51,7 @@ from mtstrata.metrics.linguistic.elements import Extractor, Occurrences, Vocab
 from mtstrata.metrics.linguistic.ngrams import information, nist_rows, stream_ngrams
 from mtstrata.metrics.prepared import Prepared, prepared
 from mtstrata.segment import Segment
-from mtstrata.tokenizers import preprocessor, tokenize
+from mtstrata.tokenizers import TOK_DEFAULTS, preprocessor, tokenize
 
 #: numerators this close (relative) to the best are compared as nltk computes them
 TIE_TOLERANCE = 1e-9
@@ -115,6 +115,8 @@ class NIST(MetricBase):
     """
 
     tok: str = "13a"
+    #: sacreBLEU's tokenizer of the run's language where it chooses one (zh, ja, ko)
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = TOK_DEFAULTS
     lc: bool = False
     max_order: int = 5
 

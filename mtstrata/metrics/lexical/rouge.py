@@ -32,7 +32,7 @@ from mtstrata.errors import ConfigError
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.segment import Segment
-from mtstrata.tokenizers import tokenize
+from mtstrata.tokenizers import TOK_DEFAULTS, tokenize
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -92,6 +92,8 @@ class _Rouge(MetricBase):
     alpha: float = 0.5
     multi: Literal["avg", "max"] = "avg"
     tok: str = "13a"
+    #: sacreBLEU's tokenizer of the run's language where it chooses one (zh, ja, ko)
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = TOK_DEFAULTS
     lc: bool = False
 
     display: ClassVar[str] = ""

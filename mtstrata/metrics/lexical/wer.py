@@ -28,7 +28,7 @@ import numpy as np
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.segment import Segment
-from mtstrata.tokenizers import preprocessor, tokenize
+from mtstrata.tokenizers import TOK_DEFAULTS, preprocessor, tokenize
 
 
 def levenshtein(a: Sequence[str], b: Sequence[str]) -> int:
@@ -79,6 +79,8 @@ def position_independent_errors(hyp: Sequence[str], ref: Sequence[str]) -> int:
 @dataclass(frozen=True)
 class _ErrorRate(MetricBase):
     tok: str = "13a"
+    #: sacreBLEU's tokenizer of the run's language where it chooses one (zh, ja, ko)
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = TOK_DEFAULTS
     lc: bool = False
 
     higher_is_better: ClassVar[bool] = False

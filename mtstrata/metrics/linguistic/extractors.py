@@ -65,6 +65,17 @@ DEP_LABELS = (
 )
 MAX_DEPTH = 9  # depths 0..8 are types of their own, deeper words share the type "9+"
 DEPTHS = tuple(str(d) for d in range(MAX_DEPTH)) + (f"{MAX_DEPTH}+",)
+#: the universal relations of Universal Dependencies v2 (a label's subtype, ``nsubj:pass``,
+#: ``flat:name``, is left out where an inventory types by relation: ``dep-rel-ud``)
+UD_RELATIONS = (
+    "acl", "advcl", "advmod", "amod", "appos", "aux", "case", "cc", "ccomp", "clf", "compound",
+    "conj", "cop", "csubj", "dep", "det", "discourse", "dislocated", "expl", "fixed", "flat",
+    "goeswith", "iobj", "list", "mark", "nmod", "nsubj", "nummod", "obj", "obl", "orphan",
+    "parataxis", "punct", "reparandum", "root", "vocative", "xcomp",
+)
+#: the common entity set of the providers of other languages than English (CoNLL-2002/2003's:
+#: persons, locations, organisations, the rest); O as for OntoNotes
+CONLL_TYPES = ("LOC", "MISC", "ORG", "PER")
 #: OntoNotes entity types; O holds the words outside any entity (for NE-Oe(**))
 NE_TYPES = ("CARDINAL", "DATE", "EVENT", "FAC", "GPE", "LANGUAGE", "LAW", "LOC", "MONEY",
             "NORP", "ORDINAL", "ORG", "PERCENT", "PERSON", "PRODUCT", "QUANTITY", "TIME",
@@ -98,6 +109,11 @@ def POS(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
 def POS_COARSE(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
     groups = {tag: coarse_pos(tag) for tag in set(c.xpos)}  # each distinct tag mapped once
     return per_token(ex, c, vocab, "words", [groups[t] for t in c.xpos])
+
+
+@extractor("pos-upos", UPOS, [_TOK, _POS], "words by universal POS tag (UPOS)")
+def POS_UPOS(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
+    return per_token(ex, c, vocab, "words", c.upos)
 
 
 @extractor("dep-cat", UPOS, [_TOK, _POS, _DEP], "words by category (UPOS)")
@@ -137,8 +153,24 @@ def NE_WORD(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
 
 @extractor("ne-entity", NE_TYPES, [_TOK, Layer.NER], "whole entities by type")
 def NE_ENTITY(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
+    return _entities(ex, c, vocab)
+
+
+def _entities(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
     e = c.entities
     return e.row, ex.type_index.array(e.label), vocab.ids(e.texts(c.words))
+
+
+@extractor("ne-word-conll", CONLL_TYPES + (OUTSIDE,), [_TOK, Layer.NER],
+           "words by common entity type PER LOC ORG MISC (O: outside any entity)")
+def NE_WORD_CONLL(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
+    return _in_spans(ex, c, vocab, c.entities, outside=True)
+
+
+@extractor("ne-entity-conll", CONLL_TYPES, [_TOK, Layer.NER],
+           "whole entities by common type PER LOC ORG MISC")
+def NE_ENTITY_CONLL(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
+    return _entities(ex, c, vocab)
 
 
 # ------------------------------------------------------------------ dependency trees
@@ -157,9 +189,21 @@ def DEP_DEPTH(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
 @extractor("dep-rel", DEP_LABELS, [_TOK, _DEP],
            "words of the subtree of each node, by the node's relation")
 def DEP_REL(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
+    return _subtrees(ex, c, vocab, c.rels)
+
+
+@extractor("dep-rel-ud", UD_RELATIONS, [_TOK, _DEP],
+           "words of the subtree of each node, by the node's universal relation (UD)")
+def DEP_REL_UD(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
+    return _subtrees(ex, c, vocab, [r.partition(":")[0] for r in c.rels])
+
+
+def _subtrees(ex: Extractor, c: Columns, vocab: Vocab, rels: list[str]) -> Occurrences:
+    """The (ancestor-or-self's relation, word) pairs of every token (see the module
+    docstring), typed by ``rels``."""
     parent, seg_len = c.parent, c.seg_len
     words = c.ids("words", vocab)
-    rel = ex.type_index.array(c.rels)
+    rel = ex.type_index.array(rels)
     tok = np.arange(len(parent), dtype=np.int64)  # the word
     cur = tok.copy()  # the ancestor whose relation types it
     parts = []

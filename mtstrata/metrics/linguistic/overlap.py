@@ -253,17 +253,102 @@ class _Roles(ElementOverlap):
         return "AM-" + up if re.fullmatch(r"[A-Z]{3}", up) and up != "OTH" else t
 
 
-@dataclass(frozen=True)
-class SPOp(ElementOverlap):
-    """``SP-Op(t)``: ``t`` a PTB tag or one of Asiya's coarse groups (J N P R V W F)."""
+class _Schemed(ElementOverlap):
+    """A family whose element inventory is written for one label scheme of a layer, with
+    another inventory for the scheme every other language's providers give: the parameter
+    ``param`` names the scheme (signed when it is not English's, the old behaviour), its
+    default is the run's language's (:mod:`mtstrata.languages`), and the plan checks that the
+    layer comes in it."""
 
-    prefix = "SP-Op"
-    elements = ex.POS
-    schemes = {Layer.POS: "ptb"}  # PTB tags and Asiya's groups of them
+    layer: ClassVar[Layer]
+    param: ClassVar[str]
+    inventories: ClassVar[dict[str, Extractor]]
+
+    def __init_subclass__(cls, **kw: object) -> None:
+        super().__init_subclass__(**kw)
+        if "inventories" in cls.__dict__:
+            english, other = cls.inventories
+            cls.language_defaults = {cls.param: {"en": english, "*": other}}
+            cls.implicit = {cls.param: english}
+
+    @property
+    def scheme(self) -> str:
+        return str(getattr(self, self.param))
+
+    @property
+    def schemes(self) -> dict[Layer, str]:  # type: ignore[override]
+        return {self.layer: self.scheme}
+
+    def __post_init__(self) -> None:
+        if self.scheme not in self.inventories:
+            raise ConfigError(f"{self.prefix}: {self.param}={self.scheme!r}; give "
+                              + " or ".join(f"{self.param}={k}" for k in self.inventories)
+                              + ".")
+        super().__post_init__()
 
     def extractor(self) -> Extractor:
+        return self.inventories[self.scheme]
+
+
+@dataclass(frozen=True)
+class SPOp(_Schemed):
+    """``SP-Op(t)``: ``t`` a PTB tag or one of Asiya's coarse groups (J N P R V W F); with
+    ``tags=upos`` (every language but English) a universal POS tag."""
+
+    tags: Literal["ptb", "upos"] = "ptb"
+    prefix = "SP-Op"
+    elements = ex.POS
+    layer = Layer.POS
+    param = "tags"
+    inventories = {"ptb": ex.POS, "upos": ex.POS_UPOS}  # PTB tags (and Asiya's groups of them)
+
+    def extractor(self) -> Extractor:
+        if self.tags == "upos":
+            if self.t.upper() in COARSE_POS:
+                raise ConfigError(f"SP-Op({self.t}): Asiya's coarse groups J N P R V W F are "
+                                  "groups of Penn Treebank tags; with tags=upos name a "
+                                  "universal POS tag (NOUN, VERB, ADJ...) or (*).")
+            return ex.POS_UPOS
         # the coarse groups (J, N, ...) are not PTB tags, so one name serves both inventories
         return ex.POS_COARSE if self.t.upper() in COARSE_POS else ex.POS
+
+
+@dataclass(frozen=True)
+class DPOr(_Schemed):
+    """``DP-Or(t)``: ClearNLP relations in English, universal UD relations (subtypes left out:
+    ``nsubj:pass`` is ``nsubj``) with ``rels=ud`` (every other language)."""
+
+    rels: Literal["clearnlp", "ud"] = "clearnlp"
+    prefix = "DP-Or"
+    elements = ex.DEP_REL
+    layer = Layer.DEP
+    param = "rels"
+    inventories = {"clearnlp": ex.DEP_REL, "ud": ex.DEP_REL_UD}
+
+
+@dataclass(frozen=True)
+class _Entities(_Schemed):
+    """NE- families: OntoNotes types in English, the common set PER LOC ORG MISC with
+    ``ents=conll`` (every other language's providers map their types to it)."""
+
+    ents: Literal["ontonotes", "conll"] = "ontonotes"
+    layer = Layer.NER
+    param = "ents"
+
+
+@dataclass(frozen=True)
+class NEOe(_Entities):
+    prefix = "NE-Oe"
+    elements = ex.NE_WORD
+    star_star = True
+    inventories = {"ontonotes": ex.NE_WORD, "conll": ex.NE_WORD_CONLL}
+
+
+@dataclass(frozen=True)
+class NEMe(_Entities):
+    prefix = "NE-Me"
+    elements = ex.NE_ENTITY
+    inventories = {"ontonotes": ex.NE_ENTITY, "conll": ex.NE_ENTITY_CONLL}
 
 
 @dataclass(frozen=True)
@@ -276,7 +361,8 @@ class DPLd(ElementOverlap):
     typed = False
 
 
-_register(SPOp, "overlap of words by POS tag t (PTB tag or group J N P R V W F), (*) all",
+_register(SPOp, "overlap of words by POS tag t (PTB tag or group J N P R V W F; outside "
+          "English a universal POS tag: tags=upos), (*) all",
           ("SP-Op(*)", "SP-Op(N)", "SP-Op(.)"))
 _register(DPLd, "labelled dependency triples (rel, head, dep) P/R/F, F by default "
           "(Owczarzak et al. 2007)")
@@ -288,15 +374,14 @@ _family("SPOc", "SP-Oc", ex.CHUNK, "overlap of words by chunk type t (O: outside
         definition=2)  # 2 (mtstrata 0.2.0): the O type for words outside chunks
 _family("DPOc", "DP-Oc", ex.DEP_CAT, "overlap of words by grammatical category (UPOS) t, "
         "(*) all", ("DP-Oc(*)", "DP-Oc(NOUN)"))
-_family("DPOr", "DP-Or", ex.DEP_REL, "overlap of the words under each node with relation t, "
-        "(*) all", ("DP-Or(*)", "DP-Or(punct)"), schemes={Layer.DEP: "clearnlp"})
+_register(DPOr, "overlap of the words under each node with relation t (ClearNLP; outside "
+          "English a universal UD relation: rels=ud), (*) all", ("DP-Or(*)", "DP-Or(punct)"))
 _family("DPOl", "DP-Ol", ex.DEP_DEPTH, "overlap of words at tree depth t (0..8, 9+), (*) all",
         ("DP-Ol(*)", "DP-Ol(1)"))
-_family("NEOe", "NE-Oe", ex.NE_WORD, "overlap of words in entities of type t, (*) entity "
-        "words, (**) all words", ("NE-Oe(*)", "NE-Oe(**)"), star_star=True,
-        schemes={Layer.NER: "ontonotes"})
-_family("NEMe", "NE-Me", ex.NE_ENTITY, "matching of whole entities of type t, (*) all",
-        ("NE-Me(*)",), schemes={Layer.NER: "ontonotes"})
+_register(NEOe, "overlap of words in entities of type t (OntoNotes; outside English PER LOC "
+          "ORG MISC: ents=conll), (*) entity words, (**) all words", ("NE-Oe(*)", "NE-Oe(**)"))
+_register(NEMe, "matching of whole entities of type t (OntoNotes; outside English PER LOC ORG "
+          "MISC: ents=conll), (*) all", ("NE-Me(*)",))
 _family("SROr", "SR-Or", ex.SR_WORD, "overlap of words in arguments of role t, (*) all",
         ("SR-Or(*)", "SR-Or(A1)"), base=_Roles)
 _family("SRMr", "SR-Mr", ex.SR_ARG, "matching of whole arguments of role t, (*) all",

@@ -58,6 +58,40 @@ def POS_STREAM(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
                                     for s in c.segs], NIST_ORDER)
 
 
+@extractor("stream-upos", ORDERS, [Layer.TOKENS, Layer.POS],
+           "n-grams of the universal POS stream")
+def UPOS_STREAM(ex: Extractor, c: Columns, vocab: Vocab) -> Occurrences:
+    return stream_ngrams(c, vocab, [" ".join(t.upos or "_" for t in s.tokens).split()
+                                    for s in c.segs], NIST_ORDER)
+
+
+class _TagStream:
+    """SP-pBLEU and SP-pNIST compare the stream of the fine tags in English (PTB: ``tags=ptb``)
+    and of the universal POS tags in every other language (``tags=upos``, :mod:`mtstrata.
+    languages`): a language's own fine tags are not one inventory across languages, and the
+    Russian provider gives none. ``tags`` is the scheme the POS layer must be in."""
+
+    tags: str
+    language_defaults: ClassVar[dict[str, dict[str, str]]] = {
+        "tags": {"en": "ptb", "*": "upos"}}
+    implicit: ClassVar[dict[str, str]] = {"tags": "ptb"}
+
+    @property
+    def schemes(self) -> dict[Layer, str]:
+        return {Layer.POS: self.tags}
+
+    @property
+    def stream(self) -> Extractor:  # type: ignore[override]
+        return POS_STREAM if self.tags == "ptb" else UPOS_STREAM
+
+    def _check_tags(self) -> None:
+        if self.tags not in ("ptb", "upos"):
+            from mtstrata.errors import ConfigError
+
+            raise ConfigError(f"{self.name}: tags={self.tags!r}; give tags=ptb (Penn Treebank "
+                              "fine tags, English) or tags=upos (universal POS tags).")
+
+
 def _ref_lengths(ex: Extractor, refs: Prepared) -> tuple[np.ndarray, np.ndarray]:
     sides, valid = reference_sides(ex, refs)
     return np.stack([s.totals[:, 0] for s in sides], axis=1).astype(float), valid
@@ -140,13 +174,17 @@ class LemmaBLEU(StreamBLEU):
     requires: ClassVar[frozenset[Layer]] = LEMMA_STREAM.layers
 
 
-@REGISTRY.register("SP-pBLEU", "BLEU over the fine POS tag stream (PoS-BLEU)",
-                   _layers(POS_STREAM))
+@REGISTRY.register("SP-pBLEU", "BLEU over the fine POS tag stream (PoS-BLEU); universal POS "
+                   "tags outside English (tags=upos)", _layers(POS_STREAM))
 @dataclass(frozen=True)
-class PosBLEU(StreamBLEU):
+class PosBLEU(_TagStream, StreamBLEU):
+    tags: Literal["ptb", "upos"] = "ptb"
     name: ClassVar[str] = "SP-pBLEU"
-    stream: ClassVar[Extractor] = POS_STREAM
     requires: ClassVar[frozenset[Layer]] = POS_STREAM.layers
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._check_tags()
 
 
 @REGISTRY.register("SP-lNIST", "NIST (n=5) over the lemma stream", _layers(LEMMA_STREAM))
@@ -157,9 +195,14 @@ class LemmaNIST(StreamNIST):
     requires: ClassVar[frozenset[Layer]] = LEMMA_STREAM.layers
 
 
-@REGISTRY.register("SP-pNIST", "NIST (n=5) over the fine POS tag stream", _layers(POS_STREAM))
+@REGISTRY.register("SP-pNIST", "NIST (n=5) over the fine POS tag stream; universal POS tags "
+                   "outside English (tags=upos)", _layers(POS_STREAM))
 @dataclass(frozen=True)
-class PosNIST(StreamNIST):
+class PosNIST(_TagStream, StreamNIST):
+    tags: Literal["ptb", "upos"] = "ptb"
     name: ClassVar[str] = "SP-pNIST"
-    stream: ClassVar[Extractor] = POS_STREAM
     requires: ClassVar[frozenset[Layer]] = POS_STREAM.layers
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._check_tags()
