@@ -4,6 +4,8 @@ signature of every number that depends on it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from mtstrata import languages, metrics
@@ -124,16 +126,19 @@ def _russian_pair(root, name="en-ru"):
 
 def test_a_pair_directory_gives_its_target_language(tmp_path, capsys):
     """meta and search take each pair's language from its name (en-ru: Russian) unless --lang
-    says otherwise: a linguistic metric on en-ru is refused for Russian, not computed with the
-    English model; chrF, of no language, is computed."""
+    says otherwise: a linguistic metric on en-ru is read by the Russian provider (its spec's
+    Russian defaults signed), one no Russian provider serves is refused, never computed with
+    the English model; chrF, of no language, is computed."""
     d = _russian_pair(tmp_path)
     base = ["meta", "--data", str(d), "--tables", str(tmp_path / "t"), "--cache",
             str(tmp_path / "c.sqlite"), "-q", "-f", "json"]
-    assert main([*base, "-m", "chrf", "SP-Op(*)"]) == 2
+    assert main([*base, "-m", "chrf", "SR-Or(*)"]) == 2
     err = capsys.readouterr().err
-    assert "for the language 'ru'" in err and "Traceback" not in err
-    assert main([*base, "-m", "chrf"]) == 0
-    capsys.readouterr()
+    assert "'ru'" in err and "Traceback" not in err
+    assert main([*base, "-m", "chrf", "SP-Op(*)"]) == 0
+    sigs = {r["metric"]: r["signature"] for r in json.loads(capsys.readouterr().out)}
+    sp = sigs["SP-Op(*):tags=upos"]  # (the row names the Russian default it read)
+    assert "lang:ru" in sp and "ann:natasha" in sp and "lang:" not in sigs["chrF"]
     # told the language is English, the script check stops the run, naming the reference file
     assert main([*base, "-m", "SP-Op(*)", "--lang", "en"]) == 2
     assert "ref.txt: is mostly Cyrillic" in capsys.readouterr().err

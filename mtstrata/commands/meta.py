@@ -121,7 +121,6 @@ def load_tables(args: argparse.Namespace, specs: list[str], options: Any = None
     external = external_columns(specs, corpora)
     ours = [s for s in specs if not is_external(s)]
     from mtstrata import metrics
-
     from mtstrata.languages import in_language
 
     if options is None:
