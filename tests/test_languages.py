@@ -10,7 +10,7 @@ import pytest
 
 from mtstrata import languages, metrics
 from mtstrata.cli import main
-from mtstrata.errors import ConfigError, InputError
+from mtstrata.errors import ConfigError, InputError, MissingLayerError
 from mtstrata.layers import AnnotationOptions
 from mtstrata.metrics.provenance import differences, run_facts
 from mtstrata.signature import Signature
@@ -142,3 +142,15 @@ def test_a_pair_directory_gives_its_target_language(tmp_path, capsys):
     # told the language is English, the script check stops the run, naming the reference file
     assert main([*base, "-m", "SP-Op(*)", "--lang", "en"]) == 2
     assert "ref.txt: is mostly Cyrillic" in capsys.readouterr().err
+
+
+def test_a_missing_layer_names_only_annotators_of_the_run_language():
+    """Chinese entities: the hint never sends a Chinese run to an annotator of another
+    language (it once said --annotator cs-spacy)."""
+    from mtstrata.layers.planning import plan
+    from mtstrata.segment import Layer
+
+    with pytest.raises(MissingLayerError) as e:
+        plan({Layer.TOKENS, Layer.NER}, language="zh")
+    msg = str(e.value)
+    assert "'zh'" in msg and "--annotator" not in msg

@@ -255,7 +255,7 @@ def plan(layers: Collection[Layer], annotator: Any = None,
             tok = providers.get(Layer.TOKENS) or resolve(Layer.TOKENS)
             providers.setdefault(Layer.TOKENS, tok)
             if layer not in tok.assigns:
-                _missing(tok, frozenset({layer}))
+                _missing(tok, frozenset({layer}), language)
             return tok
         name = default_name(layer, language)
         if name is None:
@@ -289,15 +289,17 @@ def _no_provider(layer: Layer, language: str, found: list[Any]) -> str:
             "and none is its default; choose one.")
 
 
-def _missing(provider: Any, missing: frozenset[Layer]) -> None:
+def _missing(provider: Any, missing: frozenset[Layer], language: str) -> None:
+    # only an annotator of the run's language is worth naming
     others = [e.name for e in PROVIDERS.entries()
-              if Layer.TOKENS in (got := assigned_layers(e.factory)) and missing <= got]
+              if Layer.TOKENS in (got := assigned_layers(e.factory)) and missing <= got
+              and _serves(e.factory, language)]
     raise MissingLayerError(
         f"the annotator {provider.name!r} does not provide the layer(s) "
         f"{', '.join(sorted(str(x) for x in missing))} that the requested metrics need. "
         + (f"Use --annotator {others[0]}." if others else
-           "No installed annotator does; choose metrics that need other layers "
-           "(see `mtstrata list metrics`)."))
+           f"No installed annotator of the language {language!r} does; choose metrics that "
+           "need other layers (see `mtstrata list metrics`)."))
 
 
 def _check(p: Plan, schemes: Mapping[Layer, str]) -> None:
