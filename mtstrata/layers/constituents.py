@@ -334,10 +334,10 @@ class LinkGrammar(ComputedLayer):
     max_words: int = 100
 
     name: ClassVar[str] = "constituents"
-    #: the version of this module's conversion (the parse options not in the signature, the
-    #: mapping to tokens, the stored form): bump it when a tree of the same options changes
-    version: ClassVar[str] = "1"
-    version_at: ClassVar[str] = "`version` of LinkGrammar in mtstrata/layers/constituents.py"
+    assigns: ClassVar[frozenset[Layer]] = frozenset({CONSTITUENTS})  # type: ignore[assignment]
+    #: the unit of mtstrata's conversion code it runs (:data:`mtstrata.layers.code.CODE`):
+    #: the parse options not in the signature, the mapping to tokens, the stored form
+    code: ClassVar[tuple[str, ...]] = ("constituents",)
     needs: ClassVar[frozenset[Layer]] = frozenset({Layer.TOKENS})
     runs: ClassVar[str] = "worker"
     languages: ClassVar[frozenset[str] | None] = frozenset({"en"})
@@ -353,11 +353,13 @@ class LinkGrammar(ComputedLayer):
                 f"{self.linkage_limit}, {self.max_nulls}, {self.max_words}.")
 
     def signature(self, layers: frozenset[Layer]) -> str:
-        """``constituents-V.lg-LIB.en-DICT.tT.lL.nN.wW.panic|nopanic``: the conversion's
-        version, the library's and dictionary's, and every option that changes a tree (a
-        ModelError naming the Debian packages when the parser is not installed)."""
+        """``constituents-convV.lg-LIB.en-DICT.tT.lL.nN.wW.panic|nopanic``: the version of
+        the conversion code, the library's and dictionary's, and every option that changes a
+        tree (a ModelError naming the Debian packages when the parser is not installed)."""
+        from mtstrata.layers.code import version
+
         lib, dic = installation()
-        return (f"{self.name}-{self.version}.lg-{lib}.en-{dic}.t{self.time_limit}"
+        return (f"{self.name}-conv{version('constituents')}.lg-{lib}.en-{dic}.t{self.time_limit}"
                 f".l{self.linkage_limit}.n{self.max_nulls}.w{self.max_words}"
                 f".{'panic' if self.panic else 'nopanic'}")
 
