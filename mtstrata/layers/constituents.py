@@ -39,6 +39,7 @@ a loaded machine and not on an idle one: the status says when the limit was hit 
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import contextlib
 import functools
@@ -75,7 +76,11 @@ _DICT_VERSION = re.compile(r"#define\s+dictionary-version-number\s+([0-9][0-9A-Z
 class Constituents:
     """One text's tree: its constituents as token spans in pre-order (a parent before its
     children; of two equal spans the first is the parent), the outcome of the parse, the
-    fewest null links and how the parser read the text."""
+    fewest null links and how the parser read the text.
+
+    A segment holds the layer as plain JSON values (:meth:`as_value`: ``[status, nulls, via,
+    [[start, end, label], ...]]``), so that it round-trips through the segment's JSON as
+    every layer does; :meth:`of` reads it back (:func:`constituents_of`)."""
 
     status: str
     spans: tuple[Span, ...] = ()
@@ -85,6 +90,25 @@ class Constituents:
     @property
     def parsed(self) -> bool:
         return self.status in PARSED
+
+    def as_value(self) -> list[Any]:
+        """The layer's value as a segment holds it (lists, strings, integers)."""
+        return [self.status, self.nulls, self.via, [[x.start, x.end, x.label]
+                                                    for x in self.spans]]
+
+    @classmethod
+    def of(cls, value: Any) -> Constituents:
+        """The tree of a layer value (:meth:`as_value`; a Constituents is itself)."""
+        if isinstance(value, Constituents):
+            return value
+        status, nulls, via, spans = value
+        return cls(str(status), tuple(Span(int(a), int(b), str(lab)) for a, b, lab in spans),
+                   int(nulls), str(via))
+
+
+def constituents_of(seg: Segment) -> Constituents:
+    """The tree of a segment (a KeyError when it holds no constituents layer)."""
+    return Constituents.of(seg.extra_layer(CONSTITUENTS.value))
 
 
 # ------------------------------------------------------------------ the stored form
@@ -98,19 +122,15 @@ class ConstituentsCodec(Codec):
     must have exactly that form, spans nested in pre-order, and a tree only when parsed."""
 
     def encode(self, seg: Segment, layer: Layer | ExtraLayer, sentences_from: Layer) -> str:
-        v: Constituents = seg.value(layer)
-        return json.dumps([v.status, v.nulls, v.via, [[s.start, s.end, s.label]
-                                                      for s in v.spans]],
-                          separators=(",", ":"))
+        return json.dumps(Constituents.of(seg.value(layer)).as_value(), separators=(",", ":"))
 
-    def decode(self, payload: str | bytes) -> Constituents:
-        status, nulls, via, spans = json.loads(payload)
-        return Constituents(status, tuple(Span(*s) for s in spans), nulls, via)
+    def decode(self, payload: str | bytes) -> list[Any]:
+        return list(json.loads(payload))
 
     def valid(self, payload: object) -> bool:
         if not isinstance(payload, str) or _ROW.fullmatch(payload) is None:
             return False
-        v = self.decode(payload)
+        v = Constituents.of(self.decode(payload))
         return (v.parsed or not v.spans) and nested(v.spans)
 
 
@@ -251,6 +271,9 @@ def _dictionary() -> Any:
 
         LG_Error.set_handler(lambda errinfo, data: None)  # the library prints to stdout
         d = _STATE["dict"] = Dictionary("en")
+        # freed before the interpreter tears the library's module down (its destructor
+        # would then fail, noisily, at exit)
+        atexit.register(_STATE.clear)
     return d
 
 
@@ -309,9 +332,9 @@ def parse(p: LinkGrammar, seg: Segment) -> Constituents:
     return Constituents(status, spans, nulls, via)
 
 
-def _parse_chunk(job: tuple[LinkGrammar, list[Segment]]) -> list[Constituents]:
+def _parse_chunk(job: tuple[LinkGrammar, list[Segment]]) -> list[list[Any]]:
     p, segs = job
-    return [parse(p, s) for s in segs]
+    return [parse(p, s).as_value() for s in segs]
 
 
 @PROVIDERS.register("constituents", description="constituency trees by the link-grammar "
@@ -363,9 +386,9 @@ class LinkGrammar(ComputedLayer):
                 f".l{self.linkage_limit}.n{self.max_nulls}.w{self.max_words}"
                 f".{'panic' if self.panic else 'nopanic'}")
 
-    def compute(self, segments: Sequence[Segment]) -> list[Constituents]:
+    def compute(self, segments: Sequence[Segment]) -> list[list[Any]]:
         installation()
-        return [parse(self, s) for s in segments]
+        return [parse(self, s).as_value() for s in segments]
 
     def pipe(self, segments: Iterable[Segment], layers: frozenset[Layer], *, jobs: int = 1,
              quiet: bool = True) -> Iterator[Segment]:
@@ -387,7 +410,7 @@ class LinkGrammar(ComputedLayer):
 
 
 def _parse_chunk_pair(job: tuple[LinkGrammar, list[Segment]]
-                      ) -> tuple[list[Segment], list[Constituents]]:
+                      ) -> tuple[list[Segment], list[list[Any]]]:
     return job[1], _parse_chunk(job)
 
 

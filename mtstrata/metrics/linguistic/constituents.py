@@ -44,7 +44,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from mtstrata.errors import ConfigError
-from mtstrata.layers.constituents import CONSTITUENTS, LABELS, Constituents
+from mtstrata.layers.constituents import CONSTITUENTS, LABELS, Constituents, constituents_of
 from mtstrata.metrics import REGISTRY
 from mtstrata.metrics.base import MetricBase
 from mtstrata.metrics.linguistic.columns import Columns
@@ -71,10 +71,7 @@ UNPARSED_RULES = ("zero", "skip")
 
 def tree_of(seg: Segment) -> Constituents:
     """The segment's tree (KeyError: it has no constituents layer)."""
-    v = seg.extra_layer(CONSTITUENTS.value)
-    if not isinstance(v, Constituents):
-        raise TypeError(f"the constituents layer of {seg.text[:60]!r} is not a tree")
-    return v
+    return constituents_of(seg)
 
 
 @dataclass(frozen=True)
@@ -278,7 +275,8 @@ class CPOc(_CPOverlap):
     >>> from mtstrata.segment import Segment, Span
     >>> def seg(words, spans):
     ...     s = Segment.from_words(words)
-    ...     return s.with_value(CONSTITUENTS, Constituents("full", tuple(Span(*x) for x in spans)))
+    ...     tree = Constituents("full", tuple(Span(*x) for x in spans))
+    ...     return s.with_value(CONSTITUENTS, tree.as_value())
     >>> hyp = seg("the cat sat", [(0, 3, "S"), (0, 2, "NP"), (2, 3, "VP")])
     >>> ref = seg("the dog sat", [(0, 3, "S"), (0, 2, "NP"), (2, 3, "VP")])
     >>> m = CPOc()
@@ -316,7 +314,8 @@ class CPSTM(MetricBase):
     >>> from mtstrata.segment import Segment, Span
     >>> def seg(words, spans):
     ...     s = Segment.from_words(words)
-    ...     return s.with_value(CONSTITUENTS, Constituents("full", tuple(Span(*x) for x in spans)))
+    ...     tree = Constituents("full", tuple(Span(*x) for x in spans))
+    ...     return s.with_value(CONSTITUENTS, tree.as_value())
     >>> hyp = seg("the cat sat", [(0, 3, "S"), (0, 2, "NP"), (2, 3, "VP")])
     >>> ref = seg("the cat", [(0, 2, "S"), (0, 2, "NP")])
     >>> m = CPSTM(n=2)
