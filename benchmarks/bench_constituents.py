@@ -13,8 +13,8 @@ and in one process with no cache:
 Prints texts per second, the median, 95th percentile and maximum milliseconds per text of
 each, the ratio, the share of each outcome (``full``, ``nulls``, ``panic``, ``timeout``,
 ``long``, ``failed``, ``empty``) and the predicted time of a run (texts / rate). One core
-(``--jobs 1``); a shared machine's load moves the figures, and the time limit is wall-clock
-time, so a loaded machine can also turn a slow parse into ``panic`` or ``timeout``.
+(``--jobs 1``); a shared machine's load moves the figures, and a parse near the time limit
+(the library's own timer) can expire in one run and not in another (``panic``, ``timeout``).
 
 Usage: python benchmarks/bench_constituents.py [--data DIR] [--limit N] [--time-limit S]
 """
