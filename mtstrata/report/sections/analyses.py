@@ -265,5 +265,6 @@ def render(an: Mapping[str, Any], meta: Mapping[str, Any],
             h += salient_tables(sal[fam], a, b, fam, label)
         else:
             h += (f"<p class='note'>{esc(label)}: not in this report (no metric of the run "
-                  "annotated that layer; add e.g. -m 'SP-Op(*)' 'NE-Oe(*)' 'SR-Or(*)').</p>")
+                  "annotated that layer; add e.g. -m 'SP-Op(*)' 'NE-Oe(*)' 'SR-Or(*)' "
+                  "'CP-Oc(*)').</p>")
     return h
