@@ -114,6 +114,9 @@ def lg():
         "joined": tokens("I don't know.", ["I", "do", "not", "know", "."]),
         "empty": Segment.from_words([]),
         "blank": tokens("   ", []),
+        # a NUL would end the library's C string there (first: the empty input, an abort)
+        "nul": Segment.from_words(["\x00"]),
+        "inner-nul": Segment.from_words(["a\x00b", "."]),
     }
     return p, {k: cp.parse(p, s) for k, s in texts.items()}, texts
 
@@ -130,6 +133,7 @@ def test_parses_map_every_token_and_say_their_outcome(lg):
     assert got["joined"].via == "tokens" and got["joined"].parsed
     # no words: never given to the parser (an empty input aborts its process)
     assert got["empty"] == Constituents("empty") and got["blank"].status == "empty"
+    assert got["nul"].status == "empty" and got["inner-nul"].parsed
     # one linkage, deterministic
     assert cp.parse(p, texts["full"]) == full
 

@@ -30,7 +30,8 @@ links), ``nulls`` (the fewest null links were ``nulls``; those words are in the 
 parser printed them), ``panic`` (found by the second parse), and four without a tree:
 ``timeout`` (no linkage within the limit, both parses), ``long`` (more than ``max_words``
 tokens), ``failed`` (the parser could not read the text or its tree did not cover its words),
-``empty`` (no words: never given to the parser, whose empty input aborts the process). How a
+``empty`` (no words: never given to the parser, whose empty input aborts the process; a NUL
+character, which would end its input there, is read as a space). How a
 metric scores a text without a tree is the metric's rule (never as a match: see
 :mod:`mtstrata.metrics.linguistic.constituents`). A parse near the time limit can expire on
 a loaded machine and not on an idle one: the status says when the limit was hit (``panic``,
@@ -295,6 +296,9 @@ def parse(p: LinkGrammar, seg: Segment) -> Constituents:
     text = seg.text
     if offsets is None:
         text, offsets = joined_offsets(forms)
+    # the library reads C strings: a NUL ends the text there (a NUL first is the empty input,
+    # which aborts the process); a space in its place keeps every character offset
+    text = text.replace("\x00", " ")
     if not forms or not text.strip():
         return Constituents("empty", via=via)
     if len(forms) > p.max_words:
