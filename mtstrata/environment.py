@@ -67,7 +67,15 @@ def check_environment() -> list[Check]:
                              note=f"installed {have}, a newer build (Debian's security archive "
                              "keeps only its newest; no number depends on it)"))
             continue
-        out.append(Check("data", d["name"], d["version"], have, fix))
+        out.append(Check("data", d["name"], d["version"], have, fix,
+                         used_by=d.get("used_by", "")))
+    entry = lock.module_entry("link-grammar")
+    if entry is not None:
+        version, problem = lock.linkgrammar_state()
+        out.append(Check("module", entry["module"], entry["module_version"], version,
+                         "mtstrata models --install   (links Debian's module into this "
+                         "environment once the Debian packages above are installed)", problem,
+                         used_by=entry.get("used_by", "")))
     for w in pins.get("wordnet", []):
         problem = wordnet.wordnet_problem()
         out.append(Check("data", w["name"], w["version"], None if problem and "missing" in

@@ -255,3 +255,50 @@ def _digest(directory: str, stats: tuple[tuple[str, int, int], ...]) -> str:
     for name, _size, _mtime in stats:
         h.update(f"{name}\0{sha256_of(Path(directory) / name)}\n".encode())
     return h.hexdigest()
+
+
+def debian_group(group: str) -> list[dict[str, Any]]:
+    """The ``[[data]]`` Debian packages of one ``group`` (``link-grammar``)."""
+    return [d for d in load().get("data", []) if d.get("group") == group]
+
+
+def module_entry(group: str) -> dict[str, Any] | None:
+    """The entry of a group that ships a Python ``module`` (its import name and version)."""
+    return next((d for d in debian_group(group) if d.get("module")), None)
+
+
+def linkgrammar_state(fresh: bool = False) -> tuple[str | None, str | None]:
+    """(version or None, problem or None) of the link-grammar parser's Python module in this
+    interpreter: importable, at the pinned version, from a link in this environment's
+    site-packages (not through the system's ``dist-packages``, which must stay invisible).
+    ``fresh``: after the link was just made (import caches dropped)."""
+    import sys
+    import sysconfig
+
+    entry = module_entry("link-grammar")
+    if entry is None:
+        return None, "models.lock pins no link-grammar module"
+    if fresh:
+        importlib.invalidate_caches()
+    name = entry["module"]
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or spec.origin is None:
+        return None, "not importable in this environment"
+    here = Path(sysconfig.get_paths()["purelib"]) / name
+    if Path(spec.origin).parent != here:
+        return None, (f"imported from {Path(spec.origin).parent}, not from this environment's "
+                      f"link {here}")
+    if sys.version_info[:2] != (3, 11):
+        return None, (f"Debian's module is built for CPython 3.11; this is "
+                      f"{sys.version_info[0]}.{sys.version_info[1]}")
+    try:
+        mod = importlib.import_module(name)
+    except ImportError as e:
+        return None, f"cannot be imported: {e}"
+    version = str(getattr(mod, "__version__", "")) or None
+    if version != entry.get("module_version"):
+        return version, f"version {version}, models.lock pins {entry.get('module_version')}"
+    return version, None

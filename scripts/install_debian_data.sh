@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install the Debian packages pinned in models.lock ([[data]] with source = "debian"):
 # download each at its pinned version, check its sha256 against the lock, install the file.
-# Needs root (or sudo). Without it, say what to run and fail: METEOR needs WordNet.
+# Needs root (or sudo). Without it, say what to run and fail: METEOR needs WordNet, the CP
+# metrics the link-grammar parser (whose Python module `mtstrata models --install` then links
+# into the environment).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t rows < <(python3 - <<'PY'

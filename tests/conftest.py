@@ -52,7 +52,8 @@ def _seg(rows: str, entities=(), chunks=(), frames=()) -> Segment:
 
 
 def hand_segments() -> list[Segment]:
-    """Four news-like sentences annotated by hand with every layer mtstrata knows."""
+    """Four news-like sentences annotated by hand with every layer mtstrata knows (the
+    constituency trees too)."""
     s1 = _seg(
         """
         The the DET DT 2 det
@@ -122,7 +123,18 @@ def hand_segments() -> list[Segment]:
         chunks=[(0, 2, "NP"), (6, 8, "NP"), (8, 9, "NP")],
         frames=[(4, [(0, 2, "A1"), (3, 4, "AM-NEG"), (5, 8, "A0"), (8, 9, "AM-TMP")])],
     )
-    return [s1, s2, s3, s4]
+    from tests.trees import with_tree  # constituency trees as link-grammar's trees have them
+
+    return [
+        with_tree(s1, "(S (NP The government) (VP will (VP raise (NP the minimum wage) (NP next "
+                      "year))) .)"),
+        with_tree(s2, "(S (NP Several rockets) (VP fell (PP in (NP southern Israel)) (PP on (NP "
+                      "Tuesday))) .)"),
+        with_tree(s3, "(S (NP Maria Lopez) (VP won (NP the election) (PP with (NP (NP (QP 52) "
+                      "percent) (PP of (NP the vote))))) .)"),
+        with_tree(s4, "(S (NP The bridge) (VP was not (VP closed (PP by (NP the engineers)) (NP "
+                      "yesterday))) .)"),
+    ]
 
 
 @pytest.fixture

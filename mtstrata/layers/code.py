@@ -108,6 +108,15 @@ CODE: dict[str, tuple[str, tuple[str, ...]]] = {
         "mtstrata.layers.embedding:MIN_PIECES",
         "mtstrata.payloads:emb_payload",
         "mtstrata.payloads:emb_from_payload")),
+    # link-grammar's linkage -> the constituents row: the parse options not in the provider's
+    # signature, the mapping of the parser's words to the run's tokens, the stored form
+    "constituents": ("1", (
+        "mtstrata.layers.constituents:parse", "mtstrata.layers.constituents:_options",
+        "mtstrata.layers.constituents:token_offsets",
+        "mtstrata.layers.constituents:joined_offsets",
+        "mtstrata.layers.constituents:tokens_tree",
+        "mtstrata.layers.constituents:ConstituentsCodec",
+        "mtstrata.layers.constituents:Constituents", *_ROWS)),
 }
 
 

@@ -20,7 +20,10 @@ The linguistic layers use the same two steps on the annotations:
 * entity types: an entity matches a reference entity of the same type and the same words
   (lower-cased; each reference entity once), counted under its type;
 * role labels: an argument matches a reference argument with the same predicate lemma, role
-  and words (lower-cased; each once), counted under its role label.
+  and words (lower-cased; each once), counted under its role label;
+* constituent types: a constituent matches a reference constituent of the same label and the
+  same words (lower-cased; each once), counted under its label (a text without a tree has
+  none: its reference constituents are counted, none matches).
 
 All are against reference 1 (compare-mt takes one reference).
 """
@@ -132,13 +135,26 @@ def role_items(seg: Segment) -> list[tuple[str, Key]]:
     return out
 
 
+def constituent_items(seg: Segment) -> list[tuple[str, Key]]:
+    """Each constituent as (label, its words lower-cased); none for a text without a tree."""
+    from mtstrata.layers.constituents import constituents_of
+
+    v = constituents_of(seg)
+    n = len(seg.tokens)
+    return [(c.label, tuple(_lower(t.form for t in seg.tokens[min(c.start, n):min(c.end, n)])))
+            for c in v.spans] if v.parsed else []
+
+
 def pair_analyses(ref: Sequence[Sequence[str]], out_a: Sequence[Sequence[str]],
                   out_b: Sequence[Sequence[str]],
                   segs: Callable[[int, str], Segment | None] | None = None,
                   n: int = 0) -> dict[str, Any]:
     """Salient words n-grams, and, when ``segs(i, side)`` gives the annotated segment of
     reference 1 (``"ref"``), system A (``"a"``) or B (``"b"``) at i, salient lemma n-grams, POS
-    n-grams, entity types and role labels (each only where every segment has its layer)."""
+    n-grams, entity types, role labels and constituent types (each only where every segment
+    has its layer)."""
+    from mtstrata.layers.constituents import CONSTITUENTS
+
     ma, tot = compare_ngrams(ref, out_a)
     mb, _ = compare_ngrams(ref, out_b)
     out = {"words": salient(ma, mb, tot)}
@@ -160,7 +176,8 @@ def pair_analyses(ref: Sequence[Sequence[str]], out_a: Sequence[Sequence[str]],
         pb, _ = compare_ngrams(w["ref"], w["b"], p["ref"], p["b"])
         out["pos"] = salient(pa, pb, pt)
     for name, layer, items in (("entities", Layer.NER, entity_items),
-                               ("roles", Layer.SRL, role_items)):
+                               ("roles", Layer.SRL, role_items),
+                               ("constituents", CONSTITUENTS, constituent_items)):
         if layer not in have:
             continue
         ref_items = [items(s) for s in sides["ref"]]

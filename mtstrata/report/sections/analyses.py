@@ -2,7 +2,7 @@
 
 Computed: one JSON-ready dict (also ``report --json``): word F-measure by frequency and by length
 bucket for every system (:mod:`mtstrata.report.buckets`), and salient n-grams, lemmas, POS
-n-grams, entity types and role labels between two chosen systems
+n-grams, entity types, role labels and constituent types between two chosen systems
 (:mod:`mtstrata.report.salience`). Everything against reference 1, words as sacreBLEU's 13a
 tokens. Rendered: bucket tables and salient-type tables, every figure with its counts; readable
 without JavaScript (the bucket charts of :mod:`mtstrata.report.charts` are drawn on top).
@@ -20,7 +20,8 @@ from mtstrata.report.static import NOSCRIPT_CHART, _sequential, _table, esc, fmt
 from mtstrata.scoring import Run
 
 FAMILIES = [("words", "word n-grams"), ("lemmas", "lemma n-grams"), ("pos", "POS n-grams"),
-            ("entities", "entity types"), ("roles", "role labels")]
+            ("entities", "entity types"), ("roles", "role labels"),
+            ("constituents", "constituent types")]
 
 
 @SECTIONS.register("analyses", "compare-mt's word F-measure buckets and salient types")
@@ -264,5 +265,6 @@ def render(an: Mapping[str, Any], meta: Mapping[str, Any],
             h += salient_tables(sal[fam], a, b, fam, label)
         else:
             h += (f"<p class='note'>{esc(label)}: not in this report (no metric of the run "
-                  "annotated that layer; add e.g. -m 'SP-Op(*)' 'NE-Oe(*)' 'SR-Or(*)').</p>")
+                  "annotated that layer; add e.g. -m 'SP-Op(*)' 'NE-Oe(*)' 'SR-Or(*)' "
+                  "'CP-Oc(*)').</p>")
     return h
