@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -30,6 +31,7 @@ from pathlib import Path
 from mtstrata.layers import AnnotationOptions, annotate_texts
 from mtstrata.layers import constituents as cp
 from mtstrata.segment import Layer
+from tools import _cli
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17_toen_da" / "de-en"
 
@@ -53,9 +55,11 @@ def summary(name: str, ms: list[float]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--limit", type=int, default=100, help="lines per file (default 100)")
-    ap.add_argument("--time-limit", type=int, default=5, help="seconds per parse (default 5)")
+    ap.add_argument("--limit", type=_cli.positive, default=100, help="lines per file (default 100)")
+    ap.add_argument("--time-limit", type=_cli.positive, default=5,
+                    help="seconds per parse (default 5)")
     args = ap.parse_args()
+    _cli.wmt_pair(args.data)  # a pair directory with text, before any model loads
     texts = read_texts(args.data, args.limit)
     print(f"{len(texts)} distinct texts from {args.data} (first {args.limit} lines a file)")
     opts = AnnotationOptions(use_cache=False, jobs=1, quiet=True)
@@ -96,4 +100,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(_cli.run(main, "bench_constituents"))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-_BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_languages.py"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _pairs(root: Path) -> None:
@@ -21,7 +21,8 @@ def _pairs(root: Path) -> None:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(_BENCH), *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "benchmarks.bench_languages", *args],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
 
 
 def test_it_prints_each_provider_against_english(tmp_path):

@@ -22,13 +22,17 @@ BENCHMARKS = {
     "bench_provenance": "pair", "bench_report": "pair", "bench_srl_process": "pair",
     "bench_startup": "pair", "bench_srl_budget": "pair", "bench_combine": "dataset",
     "bench_meta": "dataset", "bench_bleu": "env", "bench_lexical": "env",
-    "bench_linguistic": "env",
+    "bench_linguistic": "env", "bench_constituents": "pair",
 }
+#: benchmarks whose input is not a WMT pair, with their own bad-input tests: PropBank
+#: (tests/test_srl_*.py), a UD treebank (test_bench_ud), the data folder's three languages
+#: (test_bench_languages)
+OWN_TESTS = {"bench_srl", "bench_ud", "bench_languages"}
 
 
 def test_every_benchmark_is_listed():
     names = {p.stem for p in (ROOT / "benchmarks").glob("bench_*.py")}
-    assert names - {"bench_srl"} == set(BENCHMARKS)  # bench_srl reads PropBank: its own tests
+    assert names - OWN_TESTS == set(BENCHMARKS)
 
 
 def _bad(tmp_path: Path) -> dict[str, Path]:
