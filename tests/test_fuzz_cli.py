@@ -141,6 +141,9 @@ COMMON = {"--seed": numbers, "--jobs": st.sampled_from(["1", "1", "1", "2", "0",
           "--annotator": st.sampled_from(["spacy", "nosuch", "spacy:jobs=0", "spacy:jobs=99",
                                           "spacy:bogus=1", "", "stanza:dir=/nonexistent"]),
           "--srl": st.sampled_from(["learned", "nosuch", ""]),
+          # a language no provider serves, no code, another script than the texts'
+          "--lang": st.sampled_from(["en", "ru", "ja", "xx", "", "EN", "de-DE", "zz9", "-"]),
+          "--other-script": None,
           "--executor": st.sampled_from(["local", "local:x", "nosuch", "dask:foo",
                                          "dask:tcp://h:0", "dask:tcp://a b:1", "dask:"])}
 

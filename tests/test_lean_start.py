@@ -32,8 +32,10 @@ def test_score_bleu_imports_bleu_only(tmp_path):
                          tmp_path)
     assert "mtstrata.metrics.lexical.bleu" in mods and "mtstrata.commands.score" in mods
     ours = {m for m in mods if m.startswith("mtstrata.")}
+    # (metrics.provenance: the run facts every signature carries, nrefs and lang; no metric)
     metric_modules = {m for m in ours if m.startswith("mtstrata.metrics.")} - {
-        "mtstrata.metrics.base", "mtstrata.metrics.prepared", "mtstrata.metrics.lexical"}
+        "mtstrata.metrics.base", "mtstrata.metrics.prepared", "mtstrata.metrics.lexical",
+        "mtstrata.metrics.provenance"}
     assert metric_modules == {"mtstrata.metrics.lexical.bleu"}
     commands = {m for m in ours if m.startswith("mtstrata.commands.")}
     assert commands <= {"mtstrata.commands.score", "mtstrata.commands._help",

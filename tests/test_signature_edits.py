@@ -52,7 +52,9 @@ def test_differences_name_the_producer_that_differs():
     assert provenance.differences(a, b, ignore=("ann",)) == []
     assert provenance.differences(a, chrf) == [
         f"ann annotator:{spacy} -> ann annotator:(none)",
-        "ann labeller:srl-rules-3.conv2 -> ann labeller:(none)"]
+        "ann labeller:srl-rules-3.conv2 -> ann labeller:(none)",
+        # (a signature with ann and without lang was English's: mtstrata.languages.LEGACY)
+        "lang:en -> lang:(none)"]
     two = add_run_facts(chrf, ann=Ann((("extra", "a-1"), ("extra", "b-1"))).render())
     other = add_run_facts(chrf, ann=Ann((("extra", "a-1"), ("extra", "b-2"))).render())
     assert provenance.differences(two, other) == ["ann extra 2:b-1 -> ann extra 2:b-2"]
