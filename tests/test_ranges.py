@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from mtstrata import metrics
 from mtstrata.commands.list import declared_range, format_range
-from mtstrata.segment import Embedding, Layer, Segment
+from mtstrata.layers.constituents import CONSTITUENTS, Constituents
+from mtstrata.segment import Embedding, Layer, Segment, Span
 
 VOCAB = ["the", "cat", "a", "sat", "mat", "on", ".", ",", "dog", "Dog", "ran", "'s", "-", "1"]
 UPOS = ["DET", "NOUN", "VERB", "ADP", "PUNCT", "PROPN", "ADJ"]
@@ -62,8 +63,23 @@ def segments(draw: st.DrawFn) -> Segment:
     sent = sent / (np.linalg.norm(sent) or 1.0)
     emb = Embedding(tuple(words), vecs.astype(np.float16), sent.astype(np.float16))
     layers = (Layer.NER, Layer.CHUNKS, Layer.SRL, Layer.EMB)
-    return Segment(seg.text, seg.tokens, seg.entities, seg.chunks, seg.frames,
-                   seg.sent_starts, seg.layers | frozenset(layers), seg.schemes, emb)
+    out = Segment(seg.text, seg.tokens, seg.entities, seg.chunks, seg.frames,
+                  seg.sent_starts, seg.layers | frozenset(layers), seg.schemes, emb)
+    # a constituency tree: the whole text, phrases under it, one nested again; or none (the
+    # parser's time ran out), or the empty text's
+    if not n:
+        tree = Constituents("empty")
+    elif draw(st.booleans()) or draw(st.booleans()):
+        phrases = spans(["NP", "VP", "PP"])
+        inner = [Span(a, b, lab) for a, b, lab in spans(["NP", "ADJP"])
+                 if any(p[0] <= a and b <= p[1] for p in phrases)][:1]
+        outer = [Span(a, b, lab) for a, b, lab in phrases]
+        nested = sorted([*outer, *inner], key=lambda x: (x.start, -(x.end - x.start)))
+        nulls = draw(st.integers(0, 2))
+        tree = Constituents("nulls" if nulls else "full", (Span(0, n, "S"), *nested), nulls)
+    else:
+        tree = Constituents("timeout")
+    return out.with_value(CONSTITUENTS, tree.as_value())
 
 
 def corpora(nrefs: int) -> st.SearchStrategy:
