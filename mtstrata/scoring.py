@@ -158,12 +158,41 @@ def check_language(metrics: Sequence[Metric], refs: Sequence[Sequence[str]],
                      options.references or where)
 
 
+def with_choices(options: AnnotationOptions | None, metrics: Sequence[Metric]
+                 ) -> AnnotationOptions | None:
+    """``options`` choosing the providers the metrics name for their layers
+    (:attr:`~mtstrata.metrics.base.Capabilities.providers`: an EMB metric's encoder), which the
+    run's plan then takes. Two metrics naming two providers of one layer are refused."""
+    from dataclasses import replace
+
+    named: dict[Layer, tuple[str, str]] = {}
+    for m in metrics:
+        for layer, name in m.capabilities().providers.items():
+            other = named.setdefault(layer, (name, m.display_name()))
+            if other[0] != name:
+                raise ConfigError(
+                    f"{other[1]} and {m.display_name()} need the {layer} layer from two "
+                    f"providers ({other[0]} and {name}); score them in separate runs.")
+    if not named:
+        return options
+    options = options or AnnotationOptions()
+    chosen = dict(options.choices)
+    for layer, (name, who) in named.items():
+        if chosen.get(layer, name) != name:
+            raise ConfigError(f"{who} needs the {layer} layer from {name}, but the run chose "
+                              f"{chosen[layer]}; score it in a separate run.")
+        chosen[layer] = name
+    # (a plan the options carry was made with these choices: with_plan; a metric checks it)
+    return replace(options, choices=tuple(sorted(chosen.items(), key=lambda kv: kv[0].value)))
+
+
 def run_signatures(metrics: Sequence[Metric], nrefs: int,
                    annotation: AnnotationOptions | None = None) -> list[str]:
     """The signatures :func:`compute` gives ``metrics`` with ``nrefs`` references and these
     annotation options, without annotating or scoring anything (the plan is checked, no
     model is loaded): what a cache of computed scores is keyed by."""
     needed, schemes = layers_needed(metrics)
+    annotation = with_choices(annotation, metrics)
     the_plan = plan_run(needed, annotation, schemes) if needed else None
     return metric_signatures(metrics, nrefs, the_plan, annotation)
 
@@ -204,6 +233,7 @@ def compute(
     texts = list(dict.fromkeys([t for s in refs for t in s]
                                + [t for h in systems.values() for t in h]))
     check_language(metrics, refs, annotation)
+    annotation = with_choices(annotation, metrics)
     the_plan = plan_run(needed, annotation, schemes) if needed else None
     for m in metrics:  # a metric set refuses, before any annotation, a plan it was not fitted on
         m.check_run(the_plan)

