@@ -8,7 +8,7 @@ DEMO_METRICS ?= bleu bleu-sbp nist chrf chrf++ ter wer per wrr 4-GRR tBLEU METEO
 	ROUGE-L ROUGE-W GTM-2 Ol 'SP-Op(*)' 'SP-Oc(*)' SP-pBLEU 'DP-Or(*)' DP-HWCM_r-4 DP-Ld \
 	'NE-Oe(*)' 'SR-Or(*)' 'SR-Mrv(*)' Bllip EMB-F EMB-cos ULC ULC-lex ULC-emb
 
-.PHONY: setup demo test setup-stanza bench lint wheelhouse results
+.PHONY: setup demo test check setup-stanza bench lint wheelhouse results
 
 $(STAMP): requirements.txt mtstrata/data/models.lock pyproject.toml scripts/setup.sh \
 		scripts/install_debian_data.sh
@@ -37,8 +37,14 @@ $(WHEELHOUSE_STAMP): $(STAMP) requirements.txt mtstrata/data/models.lock scripts
 
 wheelhouse: $(WHEELHOUSE_STAMP)
 
+# the suite in TEST_WORKERS processes (pytest-xdist; 0: in this process); `make check` is the
+# quick tier for the inner loop: every test but those marked slow (tests/conftest.py) and the wheel
+TEST_WORKERS ?= 2
 test: setup setup-stanza wheelhouse
-	MTSTRATA_WHEELHOUSE=$(abspath $(VENV))/wheelhouse $(BIN)/python -m pytest
+	MTSTRATA_WHEELHOUSE=$(abspath $(VENV))/wheelhouse $(BIN)/python -m pytest -n $(TEST_WORKERS)
+
+check: setup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not slow and not wheel"
 
 lint: setup
 	$(BIN)/ruff check mtstrata tests benchmarks tools

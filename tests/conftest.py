@@ -185,3 +185,33 @@ def assert_items_equal_oracles(segs) -> None:
         for s in segs:
             if ex.layers <= s.layers:
                 assert items(ex, s) == oracle(s, ex.types), (name, s.text)
+
+
+#: tests left out of the quick tier (``make check``: ``-m "not slow"``): each takes 10 s or
+#: more on 2 cores (models trained or loaded in fresh processes, Dask clusters, a browser,
+#: scratch copies of the package); ``make test`` runs them all. A prefix of a node id.
+SLOW_TESTS = (
+    "tests/test_srl_contextual.py::test_training_command_gives_the_same_bytes_twice",
+    "tests/test_srl_fast.py::test_encoders_give_the_columns_of_the_strings_on_any_tree",
+    "tests/test_srl_fast.py::test_frames_equal_the_reference_with_tiny_caches",
+    "tests/test_reliability.py::test_every_demo_metric_prints_the_same_bytes_under_every_hash",
+    "tests/test_meteor_fork.py::test_meteor_sy_scores_the_same_with_two_scoring_workers",
+    "tests/test_combine_cli.py::test_killed_runs_never_leave_unreadable_state",
+    "tests/test_combine_cli.py::test_meta_spreads_annotation_over_dask_workers",
+    "tests/test_executors.py::test_dask_equals_local_and_survives_a_killed_worker",
+    "tests/test_executors.py::test_unreachable_scheduler_is_a_clear_error",
+    "tests/test_executors.py::test_fill_only_stores_the_same_rows_and_keeps_nothing",
+    "tests/test_report_browser.py",
+    "tests/test_second_phase.py",
+    "tests/test_std_streams.py::test_a_cold_linguistic_run_with_stderr_closed_exits_0",
+    "tests/test_cli_exit.py::test_a_torch_run_prints_writes_and_caches_everything",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark :data:`SLOW_TESTS` and the provenance lock's scratch-copy edits slow."""
+    for item in items:
+        node = item.nodeid
+        if node.startswith(SLOW_TESTS) or (node.startswith("tests/test_provenance_lock.py")
+                                           and "scratch" in getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
