@@ -26,8 +26,8 @@ BENCHMARKS = {
 }
 #: benchmarks whose input is not a WMT pair, with their own bad-input tests: PropBank
 #: (tests/test_srl_*.py), a UD treebank (test_bench_ud), the data folder's three languages
-#: (test_bench_languages)
-OWN_TESTS = {"bench_srl", "bench_ud", "bench_languages"}
+#: (test_bench_languages); the suite's own timing (its options, below)
+OWN_TESTS = {"bench_srl", "bench_ud", "bench_languages", "bench_suite"}
 
 
 def test_every_benchmark_is_listed():
@@ -95,3 +95,24 @@ def test_the_checks_accept_a_pair_and_a_dataset(tmp_path):
     (d / "ref.txt").write_bytes(b"caf\xe9\n")
     with pytest.raises(Exception, match="UTF-8"):
         _cli.wmt_pair(d)
+
+
+@pytest.mark.parametrize("argv", [["--workers", "-1"], ["--top", "0"], ["--workers", "x"]])
+def test_the_suite_benchmark_refuses_bad_options_before_running(argv, monkeypatch, capsys):
+    from benchmarks import bench_suite
+
+    monkeypatch.setattr(sys, "argv", ["bench_suite", *argv])
+    monkeypatch.setattr(bench_suite.subprocess, "run", None)  # never reached
+    assert _cli.run(bench_suite.main, "bench_suite") == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_suite_benchmark_reads_pytests_durations():
+    from benchmarks.bench_suite import command, slowest
+
+    out = ("== slowest 3 durations ==\n12.50s call     tests/test_a.py::test_x\n"
+           "0.30s setup    tests/test_b.py::test_y[1]\n40.00s call     tests/test_c.py::t\n")
+    assert slowest(out) == [(40.0, "call", "tests/test_c.py::t"),
+                            (12.5, "call", "tests/test_a.py::test_x"),
+                            (0.3, "setup", "tests/test_b.py::test_y[1]")]
+    assert command(2, True, 5)[-4:] == ["-n", "2", "-m", "not slow and not wheel"]
