@@ -52,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"{'':8} note: {c.note}")
         if not c.ok:
             if absent_extra:
-                optional.setdefault(c.extra, c.used_by)  # the first package says it
+                # the first package of an extra says it; an optional model is named
+                optional.setdefault(c.extra if c.kind != "model" else
+                                    f"the model {c.name}, {c.extra}", c.used_by)
             else:
                 bad += 1
             if c.used_by:
