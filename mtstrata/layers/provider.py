@@ -196,6 +196,11 @@ class ProviderBase:
     def layer_signature(self, layer: Layer) -> str:
         return self.signature(frozenset({layer}))  # type: ignore[attr-defined, no-any-return]
 
+    def fits(self, text: str, seg: Segment) -> bool:
+        """Whether the layers it gives, read back from the cache into ``seg``, are its output
+        for ``text`` (False: a row of another text, a miss: computed again). Default: yes."""
+        return True
+
     def params(self) -> dict[str, Any]:
         """The fields it was built with (none for a provider that is no dataclass)."""
         if not dataclasses.is_dataclass(self):
