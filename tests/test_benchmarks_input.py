@@ -26,8 +26,8 @@ BENCHMARKS = {
 }
 #: benchmarks whose input is not a WMT pair, with their own bad-input tests: PropBank
 #: (tests/test_srl_*.py), a UD treebank (test_bench_ud), the data folder's three languages
-#: (test_bench_languages)
-OWN_TESTS = {"bench_srl", "bench_ud", "bench_languages"}
+#: (test_bench_languages), segment lengths it makes up (test_srl_memory)
+OWN_TESTS = {"bench_srl", "bench_ud", "bench_languages", "bench_srl_memory"}
 
 
 def test_every_benchmark_is_listed():
