@@ -17,6 +17,7 @@ import gc
 import json
 import re
 import struct
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar
@@ -224,9 +225,26 @@ CODECS: dict[str, Codec] = {
 _JSON = Codec()
 
 
+#: layer name -> the plugin that registered its codec (None: mtstrata's own)
+CODEC_OWNERS: dict[str, Any] = {}
+
+
 def register_codec(layer: ExtraLayer, codec: Codec) -> None:
     """Store the layer ``layer`` with ``codec`` (called by the module that defines the layer;
-    registering it again with a codec of the same class is a no-op)."""
+    registering it again with a codec of the same class is a no-op). A plugin (another
+    distribution, while its entry point loads) may not register one over a built-in layer or
+    another distribution's (:func:`mtstrata.layers.provider.check_plugin_layer`)."""
+    from mtstrata import plugins
+
+    plugin = plugins.current()
+    caller = sys._getframe(1).f_globals.get("__name__", "") or ""
+    if plugin is not None and caller.partition(".")[0] != "mtstrata":
+        from mtstrata.layers.provider import check_plugin_layer
+
+        check_plugin_layer(plugin, layer.value, "registers a codec for")
+    else:
+        plugin = None
+    CODEC_OWNERS.setdefault(layer.value, plugin)
     have = CODECS.get(layer.value)
     if have is not None and type(have) is not type(codec):
         raise ValueError(f"the layer {layer} has a codec already ({type(have).__name__})")

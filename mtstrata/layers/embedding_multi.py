@@ -180,6 +180,11 @@ class SentenceEmbedder(ProviderBase):
         got = dict(zip(todo, self._encode(model, todo), strict=True))
         return [embedding_of(t, got.get(t), self.encoder.dim) for t in texts]
 
+    def fits(self, text: str, seg: Segment) -> bool:
+        """Whether a cached emb value is this text's: the stripped text as its one token (none
+        for an empty text), as :func:`embedding_of` gives it."""
+        return seg.emb is None or seg.emb.tokens == ((text.strip(),) if text.strip() else ())
+
     def pipe(self, segments: Iterable[Segment], layers: frozenset[Layer], *, jobs: int = 1,
              quiet: bool = True) -> Iterator[Segment]:
         it = iter(segments)

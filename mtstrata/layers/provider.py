@@ -65,6 +65,77 @@ PROVIDERS: Registry[Any] = Registry("provider", list_command="mtstrata list anno
                                     entry_points="mtstrata.providers")
 
 
+def _declared(factory: Any) -> frozenset[Layer | ExtraLayer]:
+    """The layers of other kinds a registered provider declares (a provider named after its
+    layer, :class:`ComputedLayer`: that layer, a built-in one's name included)."""
+    got = getattr(factory, "assigns", frozenset())
+    if isinstance(got, property):
+        name = getattr(factory, "name", "")
+        return frozenset({Layer(name) if name in {x.value for x in Layer}
+                          else ExtraLayer(name)})
+    return frozenset(x for x in got if isinstance(x, ExtraLayer))
+
+
+def check_plugin_layer(plugin: Any, layer: str, what: str, factory: Any = None) -> None:
+    """Refuse a layer ``plugin`` (a :class:`mtstrata.plugins.Plugin`) declares, by a provider
+    (``factory``) or a codec (``what`` says which), when its name is a built-in layer's
+    (:class:`Layer`, or a layer of another kind a built-in provider gives, ``constituents``) or
+    the layer of another distribution's provider or codec: its rows would be read, keyed and
+    decoded as the other's."""
+    from mtstrata import payloads, plugins
+
+    PROVIDERS._load_builtins()
+    clash = ""
+    if layer in {x.value for x in Layer}:
+        clash = f"mtstrata's built-in layer {layer}"
+    for key, e in PROVIDERS._exact.items():
+        if e.factory is factory or layer not in {x.value for x in _declared(e.factory)}:
+            continue
+        other = plugins.owner(PROVIDERS.kind, key)
+        if other is None:
+            clash = clash or f"mtstrata's built-in layer {layer} (of the provider {e.name})"
+        elif other.dist != plugin.dist:
+            clash = clash or (f"the layer {layer} of the provider {e.name} of the distribution "
+                              f"{other.dist} {other.version}")
+    holder = payloads.CODEC_OWNERS.get(layer, plugin)
+    if not clash and (holder is None or holder.dist != plugin.dist):
+        clash = (f"mtstrata's built-in layer {layer} (its codec)" if holder is None else
+                 f"the layer {layer} whose codec the distribution {holder.dist} "
+                 f"{holder.version} registers")
+    if clash:
+        raise plugins.PluginError(
+            f"{plugin.describe()} {what} the layer {layer!r}, which is {clash}: a layer of a "
+            "plugin's own needs a name of its own. Rename the layer (its provider's name) in "
+            "that distribution, or uninstall it.")
+
+
+def _vet(name: str, factory: Any) -> None:
+    """What a plugin's provider may not claim besides a built-in provider's name (checked by
+    the registry): its ``name``, when it differs from the name it is registered under, being a
+    built-in provider's; a layer of its own named as a built-in or another distribution's
+    layer (:func:`check_plugin_layer`)."""
+    from mtstrata import plugins
+
+    plugin = plugins.current()
+    own = getattr(factory, "name", None)
+    if isinstance(own, str) and own.lower() != name.lower() and \
+            own.lower() in PROVIDERS._exact and plugins.owner(PROVIDERS.kind, own) is None:
+        raise plugins.PluginError(
+            f"{plugin.describe()} registers a provider named {own!r}, which is the built-in "
+            f"provider {own}: a plugin cannot pass for mtstrata. Rename it in that "
+            "distribution, or uninstall it.")
+    try:
+        layers = _declared(factory)
+    except ValueError as e:
+        raise plugins.PluginError(f"{plugin.describe()} declares a layer no provider can "
+                                  f"give: {e}. Rename it in that distribution.") from None
+    for layer in layers:
+        check_plugin_layer(plugin, layer.value, "declares", factory)
+
+
+PROVIDERS.vet = _vet
+
+
 @runtime_checkable
 class Provider(Protocol):
     """What the plan, the driver and the cache know of a provider (see the module docstring).
@@ -124,6 +195,11 @@ class ProviderBase:
 
     def layer_signature(self, layer: Layer) -> str:
         return self.signature(frozenset({layer}))  # type: ignore[attr-defined, no-any-return]
+
+    def fits(self, text: str, seg: Segment) -> bool:
+        """Whether the layers it gives, read back from the cache into ``seg``, are its output
+        for ``text`` (False: a row of another text, a miss: computed again). Default: yes."""
+        return True
 
     def params(self) -> dict[str, Any]:
         """The fields it was built with (none for a provider that is no dataclass)."""

@@ -22,6 +22,12 @@ Only the first :data:`DEPTH` of the encoder's six layers run (its later layers w
 the mix when all seven states were offered, and each costs as much as the others): the
 encoder is the labeller's main cost.
 
+**Long segments.** Memory per segment is bounded: a segment longer than the encoder's
+length limit (256 pieces) is encoded in consecutive blocks that each fit (:func:`blocks`: every
+word gets its states), and the tagger reads the :data:`WINDOW` words around each predicate,
+:data:`PREDICATE_ROWS` predicates at a time (:func:`window`). ``benchmarks/bench_srl_memory.py``
+prints the peak memory against segment length.
+
 **Deterministic labels.** A segment's frames depend on the segment only: the encoder runs in
 batches of a fixed shape decided by the text's length (as the emb layer's:
 :mod:`mtstrata.layers.embedding`, one torch thread), and the tagger runs on one segment's
@@ -60,8 +66,18 @@ DEPTH = 4
 TRAIN_COMMAND = ("python -m tools.train_srl_contextual   (in the mtstrata source repository; "
                  "then update models.lock)")
 OUTSIDE = "O"
-#: segments labelled together (their word states held at once)
+#: bumped when the code the model runs while labelling changes its labels and the model is
+#: not retrained (1: long segments encoded and tagged in pieces, :data:`WINDOW`)
+REVISION = 1
+#: segments labelled together (their word states held at once), and at most this many words
+#: unless one segment has more
 CHUNK = 256
+CHUNK_WORDS = 8192
+#: the tagger reads at most this many words around a predicate, and tags at most
+#: ``PREDICATE_ROWS`` predicates of a segment at once: its memory is bounded whatever the
+#: segment's length (a segment within both is tagged whole, as before :data:`REVISION` 1)
+WINDOW = 256
+PREDICATE_ROWS = 32
 
 
 def pinned() -> dict[str, Any]:
@@ -101,34 +117,59 @@ def available() -> str:
                          ) from None
 
 
+def blocks(enc: Any, words: Sequence[str]) -> list[tuple[int, int, list[int], list[int]]]:
+    """The blocks a text's words are encoded in: ``(first word, words kept, piece ids, word of
+    each piece)``, one block when its pieces fit the encoder's length limit, else consecutive
+    blocks that each fit (a word the limit cut starts the next block; a word longer than the
+    limit alone keeps the pieces that fit)."""
+    out, start = [], 0
+    while True:
+        ids, wids = enc.pieces([list(words[start:])])[0]
+        last = max(wids, default=-1)
+        if len(ids) < enc.max_len or start + last + 1 >= len(words):
+            out.append((start, len(words) - start, ids, wids))
+            return out
+        kept = max(last, 1)
+        out.append((start, kept, ids, wids))
+        start += kept
+
+
 def word_states(enc: Any, token_lists: Sequence[Sequence[str]]) -> list[np.ndarray]:
     """Each text's hidden states 0..DEPTH per word, ``(DEPTH + 1, words, dim)`` float32: the
-    mean over the word's pieces (a word past the encoder's length limit gets zeros).
+    mean over the word's pieces, in the block that keeps the word (:func:`blocks`).
 
-    Batches have the emb layer's fixed shape (``ROWS`` rows, width by the text's own length),
+    Batches have the emb layer's fixed shape (``ROWS`` rows, width by the block's own length),
     so a text's states never depend on the other texts.
     """
     from mtstrata.layers import embedding as E
 
-    pieces = enc.pieces([list(t) for t in token_lists])
     out = [np.zeros((DEPTH + 1, len(t), enc.dim), np.float32) for t in token_lists]
+    parts = [(i, *b) for i, t in enumerate(token_lists) if t for b in blocks(enc, t)]
     by_width: dict[int, list[int]] = {}
-    for i, (ids, _) in enumerate(pieces):
+    for j, (_, _, _, ids, _) in enumerate(parts):
         if ids:
-            by_width.setdefault(E.width(len(ids)), []).append(i)
+            by_width.setdefault(E.width(len(ids)), []).append(j)
     for w in sorted(by_width):
         idx = by_width[w]
         for k in range(0, len(idx), E.ROWS):
             batch = idx[k:k + E.ROWS]
-            states = _forward(enc, [pieces[i][0] for i in batch], w)
-            for b, i in enumerate(batch):
-                words = np.asarray(pieces[i][1])
-                keep = np.flatnonzero(words >= 0)
-                sums = np.zeros_like(out[i])
+            states = _forward(enc, [parts[j][3] for j in batch], w)
+            for b, j in enumerate(batch):
+                i, start, kept, _, wids = parts[j]
+                words = np.asarray(wids)
+                keep = np.flatnonzero((words >= 0) & (words < kept))
+                sums = np.zeros((DEPTH + 1, kept, enc.dim), np.float32)
                 np.add.at(sums, (slice(None), words[keep]), states[:, b, keep])
-                count = np.bincount(words[keep], minlength=len(token_lists[i]))
-                out[i] = sums / np.maximum(count, 1)[None, :, None]
+                count = np.bincount(words[keep], minlength=kept)
+                out[i][:, start:start + kept] = sums / np.maximum(count, 1)[None, :, None]
     return out
+
+
+def window(n: int, p: int) -> tuple[int, int]:
+    """The words ``[start, end)`` the tagger reads for the predicate ``p`` of a segment of
+    ``n`` words: all of them up to :data:`WINDOW`, else the :data:`WINDOW` around ``p``."""
+    start = min(max(0, p - WINDOW // 2), max(0, n - WINDOW))
+    return start, min(n, start + WINDOW)
 
 
 def _forward(enc: Any, pieces: Sequence[list[int]], width: int) -> np.ndarray:
@@ -314,11 +355,19 @@ class Models:
         return [t for t, y in zip(tokens, yes.tolist()) if y]
 
     def label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
-        """Frames of every segment, :data:`CHUNK` segments at a time (the word states of a
-        chunk only are held: memory does not grow with the run)."""
+        """Frames of every segment, :data:`CHUNK` segments (:data:`CHUNK_WORDS` words) at a
+        time (the word states of a chunk only are held: memory does not grow with the run)."""
         out: list[tuple[Frame, ...]] = []
-        for k in range(0, len(segments), CHUNK):
-            out.extend(self._label(segments[k:k + CHUNK]))
+        chunk: list[Segment] = []
+        words = 0
+        for seg in segments:
+            if chunk and (len(chunk) >= CHUNK or words + len(seg.tokens) > CHUNK_WORDS):
+                out.extend(self._label(chunk))
+                chunk, words = [], 0
+            chunk.append(seg)
+            words += len(seg.tokens)
+        if chunk:
+            out.extend(self._label(chunk))
         return out
 
     def _label(self, segments: Sequence[Segment]) -> list[tuple[Frame, ...]]:
@@ -331,12 +380,23 @@ class Models:
             if not preds:
                 out.append(())
                 continue
-            arrays = inputs([st] * len(preds), [syntax(tree, p) for p in preds], preds,
-                            self.vocab)
-            with torch.inference_mode():
-                logp = torch.log_softmax(self.net(*map(torch.from_numpy, arrays)), -1).numpy()
-            out.append(tuple(Frame(p, decode(logp[b], self.tags, p))
-                             for b, p in enumerate(preds)))
+            frames = []
+            for k in range(0, len(preds), PREDICATE_ROWS):
+                rows = preds[k:k + PREDICATE_ROWS]
+                cut = [window(len(seg.tokens), p) for p in rows]
+                arrays = inputs([st[:, a:b] for a, b in cut],
+                                [{name: v[a:b] for name, v in syntax(tree, p).items()}
+                                 for p, (a, b) in zip(rows, cut, strict=True)],
+                                [p - a for p, (a, _) in zip(rows, cut, strict=True)],
+                                self.vocab)
+                with torch.inference_mode():
+                    logp = torch.log_softmax(self.net(*map(torch.from_numpy, arrays)),
+                                             -1).numpy()
+                for b, (p, (a, e)) in enumerate(zip(rows, cut, strict=True)):
+                    spans = decode(logp[b, :e - a], self.tags, p - a)
+                    frames.append(Frame(p, tuple(Span(x.start + a, x.end + a, x.label)
+                                                 for x in spans)))
+            out.append(tuple(frames))
         return out
 
 
@@ -369,16 +429,19 @@ class ContextualSRL(Labeller):
     """PropBank roles from the contextual model (module docstring); batched ``label``."""
 
     name: ClassVar[str] = "contextual"
-    version_at: ClassVar[str] = "FORMAT in mtstrata/layers/srl/contextual.py, or retrain the model"
+    version_at: ClassVar[str] = ("REVISION in mtstrata/layers/srl/contextual.py, or retrain "
+                                 "the model")
     path: str = ""
     _models: list[Models] = field(default_factory=list, init=False, repr=False, compare=False)
 
     @property
     def version(self) -> str:  # type: ignore[override]
-        """``contextual-<format>.<first 12 hex digits of the pinned sha256>.<the encoder>``
-        (:func:`available`). Computing it checks that the emb extra is installed: a run names its
-        labeller's version before any work, so one without the extra stops there."""
-        return f"contextual-{FORMAT}.{pinned()['sha256'][:12]}.{available()}"
+        """``contextual-<format>.<first 12 hex digits of the pinned sha256>``, ``.r<revision>``
+        from :data:`REVISION` 1 on, then ``.<the encoder>`` (:func:`available`). Computing it
+        checks that the emb extra is installed: a run names its labeller's version before any
+        work, so one without the extra stops there."""
+        return (f"contextual-{FORMAT}.{pinned()['sha256'][:12]}"
+                + (f".r{REVISION}" if REVISION else "") + f".{available()}")
 
     def load(self) -> Models:
         if not self._models:
