@@ -65,6 +65,9 @@ def main() -> int:
     print(f"slowest {a.top} test phases:")
     for secs, phase, test in slowest(p.stdout)[:a.top]:
         print(f"  {secs:7.1f} s  {phase:8s} {test}")
+    failed = [line for line in p.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    for line in failed:
+        print(line)
     if p.returncode != 0:
         print(f"bench_suite: pytest exited {p.returncode}", file=sys.stderr)
     return p.returncode
