@@ -19,7 +19,7 @@ import re
 import struct
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -227,23 +227,22 @@ _JSON = Codec()
 
 #: layer name -> the plugin that registered its codec (None: mtstrata's own)
 CODEC_OWNERS: dict[str, Any] = {}
+#: checks every codec registration passes, installed by the provider registry (which knows the
+#: plugins: :func:`mtstrata.layers.provider.check_codec`): each gets the layer's name and the
+#: registering module's, and returns the plugin to record as its owner (None: mtstrata's own)
+#: or raises
+CODEC_CHECKS: list[Callable[[str, str], Any]] = []
 
 
 def register_codec(layer: ExtraLayer, codec: Codec) -> None:
     """Store the layer ``layer`` with ``codec`` (called by the module that defines the layer;
     registering it again with a codec of the same class is a no-op). A plugin (another
     distribution, while its entry point loads) may not register one over a built-in layer or
-    another distribution's (:func:`mtstrata.layers.provider.check_plugin_layer`)."""
-    from mtstrata import plugins
-
-    plugin = plugins.current()
+    another distribution's (:data:`CODEC_CHECKS`)."""
     caller = sys._getframe(1).f_globals.get("__name__", "") or ""
-    if plugin is not None and caller.partition(".")[0] != "mtstrata":
-        from mtstrata.layers.provider import check_plugin_layer
-
-        check_plugin_layer(plugin, layer.value, "registers a codec for")
-    else:
-        plugin = None
+    plugin = None
+    for check in CODEC_CHECKS:
+        plugin = check(layer.value, caller) or plugin
     CODEC_OWNERS.setdefault(layer.value, plugin)
     have = CODECS.get(layer.value)
     if have is not None and type(have) is not type(codec):

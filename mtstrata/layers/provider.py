@@ -41,6 +41,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from mtstrata import payloads as _payloads
 from mtstrata.registry import Registry
 from mtstrata.segment import ExtraLayer, Frame, Layer, Segment
 
@@ -107,6 +108,22 @@ def check_plugin_layer(plugin: Any, layer: str, what: str, factory: Any = None) 
             f"{plugin.describe()} {what} the layer {layer!r}, which is {clash}: a layer of a "
             "plugin's own needs a name of its own. Rename the layer (its provider's name) in "
             "that distribution, or uninstall it.")
+
+
+def check_codec(layer: str, caller: str) -> Any:
+    """:data:`mtstrata.payloads.CODEC_CHECKS`' check: a codec a plugin registers (while its
+    entry point loads, from a module outside mtstrata) passes :func:`check_plugin_layer`; its
+    plugin is the codec's owner (None: mtstrata's own)."""
+    from mtstrata import plugins
+
+    plugin = plugins.current()
+    if plugin is None or caller.partition(".")[0] == "mtstrata":
+        return None
+    check_plugin_layer(plugin, layer, "registers a codec for")
+    return plugin
+
+
+_payloads.CODEC_CHECKS.append(check_codec)
 
 
 def _vet(name: str, factory: Any) -> None:
