@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from mtstrata.metrics.linguistic.elements import OTHER, SEP, coarse_pos, norm_role
+from mtstrata.metrics.linguistic.columns import norm_role
+from mtstrata.metrics.linguistic.elements import OTHER, SEP, coarse_pos
 from mtstrata.segment import Segment
 
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from mtstrata import metrics
 from mtstrata.errors import ConfigError, MissingLayerError
-from mtstrata.metrics.linguistic.elements import EXTRACTORS, items, norm_role
+from mtstrata.metrics.linguistic.columns import norm_role
+from mtstrata.metrics.linguistic.elements import EXTRACTORS, items
 from mtstrata.segment import Layer, Segment
 
 # The slides' example (lower-cased), tokens as printed on the slide.

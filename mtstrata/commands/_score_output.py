@@ -41,9 +41,8 @@ def detail_counts(run: scoring.Run, labels: list[str]) -> Counts:
 
 def write_signatures(path: str, scores: list[Score],
                      seg_sigs: Mapping[str, str] | None = None) -> str:
-    """Write :func:`~mtstrata.commands.score.signature_lines` to ``path``; the line that says
+    """Write :func:`signature_lines` to ``path``; the line that says
     where they are."""
-    from mtstrata.commands.score import signature_lines
 
     n = len(dict.fromkeys(s.metric for s in scores))
     try:
@@ -52,3 +51,15 @@ def write_signatures(path: str, scores: list[Score],
         raise InputError(f"cannot write the signatures ({e.strerror}); choose another "
                          "--signatures file.", path) from None
     return f"signatures of the {n} metrics: {written}\n"
+
+
+def signature_lines(scores: list[Score], seg_sigs: Mapping[str, str] | None = None
+                    ) -> list[str]:
+    """``METRIC: signature`` per metric (and ``METRIC (segments): ...`` where its segment
+    scores have their own)."""
+    lines = []
+    for metric, sig in dict.fromkeys((s.metric, s.signature) for s in scores):
+        lines.append(f"{metric}: {sig}")
+        if (seg_sigs or {}).get(metric):
+            lines.append(f"{metric} (segments): {(seg_sigs or {})[metric]}")
+    return lines

@@ -245,18 +245,6 @@ def detail_name(metric: str, key: str) -> str:
     return key if key.startswith(metric.split("(")[0] + "(") else f"{metric}/{key}"
 
 
-def signature_lines(scores: list[Score], seg_sigs: Mapping[str, str] | None = None
-                    ) -> list[str]:
-    """``METRIC: signature`` per metric (and ``METRIC (segments): ...`` where its segment
-    scores have their own)."""
-    lines = []
-    for metric, sig in dict.fromkeys((s.metric, s.signature) for s in scores):
-        lines.append(f"{metric}: {sig}")
-        if (seg_sigs or {}).get(metric):
-            lines.append(f"{metric} (segments): {(seg_sigs or {})[metric]}")
-    return lines
-
-
 def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
                 counts: Counts | None = None, signatures: bool = True) -> str:
     """A table: one row per metric (details indented below it, each with its counts
@@ -293,6 +281,8 @@ def format_text(scores: list[Score], seg_sigs: Mapping[str, str] | None = None,
     if counts and any(s.details for s in scores):
         lines += ["(m/h/r): elements matched / in the hypotheses / in the references", ""]
     if signatures:
+        from mtstrata.commands._score_output import signature_lines
+
         lines += signature_lines(scores, seg_sigs)
     else:
         lines.pop()  # the blank line before them

@@ -130,7 +130,6 @@ class Columns:
 
     @cached_property
     def args(self) -> ArgTable:
-        from mtstrata.metrics.linguistic.elements import norm_role
 
         row, start, end, role, verb, frow, fverb = [], [], [], [], [], [], []
         for k, seg in enumerate(self.segs):
@@ -149,3 +148,15 @@ class Columns:
         return ArgTable(np.array(row, dtype=np.int64), np.array(start, dtype=np.int64),
                         np.array(end, dtype=np.int64), role, verb,
                         np.array(frow, dtype=np.int64), fverb)
+
+
+def norm_role(label: str) -> str:
+    """PropBank role in Asiya's spelling: C-/R- prefixes stripped, ARG0 -> A0, ARGM-X -> AM-X."""
+    lab = label.upper()
+    if lab[:2] in ("C-", "R-"):
+        lab = lab[2:]
+    if lab.startswith("ARGM"):
+        lab = "AM" + lab[4:]
+    elif lab.startswith("ARG"):
+        lab = "A" + lab[3:]
+    return lab

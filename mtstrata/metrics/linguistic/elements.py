@@ -218,15 +218,3 @@ def coarse_pos(tag: str) -> str:
         if tag.startswith(prefix):
             return group
     return OTHER
-
-
-def norm_role(label: str) -> str:
-    """PropBank role in Asiya's spelling: C-/R- prefixes stripped, ARG0 -> A0, ARGM-X -> AM-X."""
-    lab = label.upper()
-    if lab[:2] in ("C-", "R-"):
-        lab = lab[2:]
-    if lab.startswith("ARGM"):
-        lab = "AM" + lab[4:]
-    elif lab.startswith("ARG"):
-        lab = "A" + lab[3:]
-    return lab
