@@ -39,7 +39,7 @@ def test_score_bleu_imports_bleu_only(tmp_path):
     assert metric_modules == {"mtstrata.metrics.lexical.bleu"}
     commands = {m for m in ours if m.startswith("mtstrata.commands.")}
     assert commands <= {"mtstrata.commands.score", "mtstrata.commands._help",
-                        "mtstrata.commands.options"}
+                        "mtstrata.commands.options", "mtstrata.commands._score_output"}
     for heavy in ("mtstrata.combine", "mtstrata.report", "scipy", "torch", "spacy", "nltk",
                   "multiprocessing", "mtstrata.layers.spacy_backend"):
         assert heavy not in mods, heavy
