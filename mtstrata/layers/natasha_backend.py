@@ -37,8 +37,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from mtstrata import lock
 from mtstrata.errors import ModelError
+from mtstrata.layers._pinned import HOW_TO_INSTALL, check_installed
 from mtstrata.layers.provider import PROVIDERS, ProviderBase
 from mtstrata.segment import Layer, Segment, Span, Token
 
@@ -62,7 +62,7 @@ _NEEDS: dict[Layer, tuple[str, ...]] = {
     Layer.NER: ("ner",),
 }
 _ORDER = ("morph", "lemmas", "syntax", "ner")
-HOW_TO_INSTALL = "mtstrata models --install"
+
 
 
 def components_for(layers: frozenset[Layer]) -> tuple[str, ...]:
@@ -78,34 +78,6 @@ def data_dir() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))) / "data"
 
 
-def check_installed(packages: Sequence[str], allow_unlocked: bool, who: str
-                    ) -> tuple[dict[str, str], bool]:
-    """The installed version of each pinned package of ``packages`` and whether any differs
-    from models.lock (allowed only with ``allow_unlocked``); a ModelError naming the set-up
-    command for one that is missing."""
-    versions: dict[str, str] = {}
-    unlocked = False
-    for pkg in packages:
-        pinned = next((m for m in lock.load().get("model", []) if m["package"] == pkg), None)
-        have = lock.installed_version(pkg)
-        if have is None:
-            raise ModelError(
-                f"{who} needs {pkg}" + (f" {pinned['version']}" if pinned else "")
-                + f" (pinned in models.lock), which is not installed. Install it with "
-                f"`{HOW_TO_INSTALL}` (no download happens at run time), or leave out the "
-                "metrics over linguistic layers.")
-        if pinned is not None:
-            _, problem = lock.model_state(pinned["name"])
-            if problem is not None:
-                if not allow_unlocked:
-                    raise ModelError(
-                        f"the installed {pkg} differs from models.lock ({problem}): {who}'s "
-                        f"layers would not be reproducible. Reinstall it with "
-                        f"`{HOW_TO_INSTALL}`, or pass --allow-unlocked (the actual versions "
-                        "then go into every signature).")
-                unlocked = True
-        versions[pkg] = have
-    return versions, unlocked
 
 
 @PROVIDERS.register("natasha", description="natasha (slovnet morphology, syntax, NER; "

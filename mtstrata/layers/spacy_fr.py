@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from mtstrata.errors import ModelError
-from mtstrata.layers.natasha_backend import check_installed
+from mtstrata.layers._pinned import check_installed
 from mtstrata.layers.provider import PROVIDERS, ProviderBase
 from mtstrata.segment import Layer, Segment, Span, Token
 
